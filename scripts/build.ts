@@ -1,0 +1,16 @@
+/**
+ * `npm run build`: the package bundles for browser, Workers and Node under
+ * dist/, declarations under dist/types/, then the core's size as a browser
+ * app would ship it (minified and gzipped, with its dependencies).
+ */
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { buildPlatform, coreBrowserBundle } from "./lib/bundle.js";
+
+rmSync("dist", { recursive: true, force: true });
+for (const platform of ["browser", "workers", "node"] as const) await buildPlatform(platform);
+execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json", "--emitDeclarationOnly"], { stdio: "inherit" });
+const size = await coreBrowserBundle();
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+console.log(`built dist/browser, dist/workers, dist/node and dist/types`);
+console.log(`core (browser, minified + gzipped, with @cfworker/json-schema): ${kb(size.gzipBytes)} (${kb(size.minBytes)} minified)`);

@@ -1,0 +1,106 @@
+/**
+ * The bundles of the core: one per platform for the package, and the
+ * measurements (size, platform neutrality, no code generation from strings).
+ */
+import { build, type Metafile } from "esbuild";
+import { gzipSync } from "node:zlib";
+
+/** The package's entry points (subpath exports), by output name. */
+export const ENTRY_POINTS: Record<string, string> = {
+  index: "src/index.ts",
+};
+
+export type Platform = "browser" | "workers" | "node";
+
+const PLATFORM_OPTIONS = {
+  browser: { platform: "browser", conditions: ["browser"] },
+  workers: { platform: "neutral", conditions: ["workerd", "worker", "browser"], mainFields: ["module", "main"] },
+  node: { platform: "node", conditions: ["node"] },
+} as const;
+
+/** Builds the package bundles for one platform into `dist/<platform>/` (dependencies stay imports). */
+export async function buildPlatform(platform: Platform): Promise<void> {
+  await build({
+    entryPoints: ENTRY_POINTS,
+    outdir: `dist/${platform}`,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    target: "es2022",
+    sourcemap: true,
+    packages: "external",
+    logLevel: "warning",
+    ...PLATFORM_OPTIONS[platform],
+  });
+}
+
+/** The core as an application would ship it to a browser: minified, with its dependencies, in memory. */
+export async function coreBrowserBundle(entry = "src/index.ts"): Promise<{ code: string; gzipBytes: number; minBytes: number }> {
+  const r = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  });
+  const code = r.outputFiles[0]!.text;
+  return { code, minBytes: Buffer.byteLength(code), gzipBytes: gzipSync(code, { level: 9 }).length };
+}
+
+/** What {@link checkCoreNeutral} found wrong; empty when the core is clean. */
+export interface NeutralityReport {
+  readonly problems: string[];
+  readonly inputs: string[];
+}
+
+// Code generation from strings, refused by workerd and by a CSP without
+// 'unsafe-eval'.
+const CODEGEN = [/\beval\s*\(/, /\bnew\s+Function\s*\(/, /(?<![.\w$])Function\s*\(\s*["'`]/];
+
+/**
+ * Bundles `entry` for a neutral platform (no Node, no browser) and reports
+ * anything platform-bound: an import that only resolves on one platform (a
+ * `node:` module, a Node built-in), a file from `adapters/`, or code
+ * generation from strings anywhere in the bundle, dependencies included.
+ */
+export async function checkCoreNeutral(entry = "src/index.ts"): Promise<NeutralityReport> {
+  const problems: string[] = [];
+  let metafile: Metafile | undefined;
+  let code = "";
+  try {
+    const r = await build({
+      entryPoints: [entry],
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      mainFields: ["module", "main"],
+      conditions: [],
+      target: "es2022",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    metafile = r.metafile;
+    code = r.outputFiles[0]!.text;
+  } catch (e) {
+    const errors = (e as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors ?? [];
+    for (const err of errors) problems.push(`${err.location ? `${err.location.file}:${err.location.line}: ` : ""}${err.text}`);
+    if (errors.length === 0) problems.push(String(e));
+    return { problems, inputs: [] };
+  }
+  const inputs = Object.keys(metafile.inputs);
+  for (const input of inputs) {
+    if (input.startsWith("adapters/") || input.includes("/adapters/")) problems.push(`the core imports an adapter: ${input}`);
+  }
+  for (const output of Object.values(metafile.outputs)) {
+    for (const imp of output.imports) problems.push(`the core bundle still imports ${imp.path} (${imp.kind})`);
+  }
+  for (const re of CODEGEN) {
+    const m = re.exec(code);
+    if (m) problems.push(`code generation from strings in the core bundle: ${JSON.stringify(code.slice(Math.max(0, m.index - 40), m.index + 40))}`);
+  }
+  return { problems, inputs };
+}

@@ -1,0 +1,80 @@
+/**
+ * The typed errors of isoagent: one base class with a stable `code`, and a
+ * guard that works across bundle copies (where `instanceof` does not).
+ *
+ * @module
+ */
+
+/** Every stable error code isoagent throws or returns. */
+export type IsoagentErrorCode =
+  // strict JSON at the boundary
+  | "JSON_SYNTAX"
+  | "JSON_TOO_DEEP"
+  | "JSON_INVALID_UTF8"
+  | "JSON_LONE_SURROGATE"
+  | "JSON_DUPLICATE_KEY"
+  | "JSON_NUMBER_OUT_OF_RANGE"
+  | "JSON_NOT_SERIALIZABLE"
+  // schemas
+  | "SCHEMA_MISSING"
+  | "SCHEMA_NOT_JSON"
+  | "SCHEMA_TOO_DEEP"
+  | "SCHEMA_EXTERNAL_REF"
+  | "SCHEMA_UNSUPPORTED_KEYWORD"
+  | "SCHEMA_INVALID"
+  // tool specs
+  | "TOOL_NAME_INVALID"
+  | "TOOL_NAME_DUPLICATE"
+  | "TOOL_NAME_RESERVED"
+  | "TOOL_DESCRIPTION_INVALID"
+  | "TOOL_SIDE_EFFECT_INVALID"
+  | "TOOL_TIMEOUT_INVALID"
+  | "TOOL_PERMISSION_REQUIRED"
+  | "TOOL_PERMISSION_INVALID"
+  | "TOOL_PARALLEL_SAFE_INVALID"
+  | "TOOL_TERMINAL_INVALID"
+  | "TOOL_OUTPUT_POLICY_INVALID"
+  | "TOOL_RESOURCES_INVALID"
+  | "TOOL_SPEC_INVALID";
+
+// A registered symbol, so that two copies of this module (two bundles on one
+// page) still recognise each other's errors.
+const ISOAGENT_ERROR = Symbol.for("isoagent.error");
+
+/**
+ * The base class of every error isoagent throws. `code` is stable and is what
+ * callers should branch on; `message` is stable too (tests pin it), but is
+ * meant for people.
+ *
+ * @example
+ * ```ts
+ * try { compileTool(spec) } catch (e) {
+ *   if (isIsoagentError(e, "SCHEMA_EXTERNAL_REF")) console.error(e.message)
+ * }
+ * ```
+ */
+export class IsoagentError extends Error {
+  /** Stable, machine-readable code. */
+  readonly code: IsoagentErrorCode;
+
+  constructor(code: IsoagentErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    // Set as a literal: minifiers rename classes, and `name` is what people see.
+    this.name = "IsoagentError";
+    Object.defineProperty(this, ISOAGENT_ERROR, { value: true });
+  }
+}
+
+/**
+ * True when `e` is an isoagent error (from any copy of the library), and, when
+ * `code` is given, has that code.
+ */
+export function isIsoagentError<C extends IsoagentErrorCode>(
+  e: unknown,
+  code?: C,
+): e is IsoagentError & { code: C } {
+  if (typeof e !== "object" || e === null) return false;
+  if ((e as Record<symbol, unknown>)[ISOAGENT_ERROR] !== true) return false;
+  return code === undefined || (e as IsoagentError).code === code;
+}

@@ -1,0 +1,12 @@
+/**
+ * isoagent: a durable runtime for tool-using AI agents. This entry point is
+ * the isomorphic core: it runs unchanged in a browser, on Cloudflare Workers
+ * and in Node, uses only Web-standard APIs, and never evaluates code from
+ * strings.
+ *
+ * @module
+ */
+export { IsoagentError, isIsoagentError, type IsoagentErrorCode } from "./errors.js";
+export * from "./json/index.js";
+export * from "./schema/index.js";
+export * from "./tools/index.js";

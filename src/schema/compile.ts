@@ -1,0 +1,295 @@
+import { validate, type Schema } from "@cfworker/json-schema";
+import { isIsoagentError } from "../errors.js";
+import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
+import {
+  DEFAULT_DRAFT,
+  DRAFT_KEYWORDS,
+  draftOfMetaschemaUri,
+  EVALUATED_KEYWORDS,
+  EVALUATOR_DRAFT,
+  type SchemaDraft,
+} from "./drafts.js";
+import { resolveDynamicRefs } from "./dynamic-ref.js";
+import { at, SchemaError } from "./errors.js";
+import { leafIssues, toIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
+import { META_2020_PREFIX, META_2020_TOP, metaschemaLookup, metaschemaOf, type Lookup } from "./metaschema-lookup.js";
+import { findInPlaceCycle } from "./cycles.js";
+import { indexDocument, resolveTarget, stamp, type FoundRef, type ResolveUri } from "./resolve.js";
+import { forEachSchemaObject, isObject } from "./walk.js";
+
+/** A JSON Schema: an object or a boolean. */
+export type JsonSchema = boolean | { readonly [key: string]: JsonValue };
+
+/** Options of {@link compileSchema}. */
+export interface CompileSchemaOptions {
+  /** The draft of a schema without `$schema`. Default: 2020-12. */
+  readonly defaultDraft?: SchemaDraft;
+  /**
+   * Whether `format` is checked (for the formats the evaluator knows:
+   * date-time, date, time, duration, email, hostname, ipv4, ipv6, uri,
+   * uri-reference, uri-template, url, uuid, json-pointer,
+   * relative-json-pointer, regex) or only an annotation. Default: as the
+   * draft says: an annotation in 2019-09 and 2020-12, checked in draft-04,
+   * 06 and 07.
+   */
+  readonly assertFormats?: boolean;
+}
+
+/** A schema that passed every compile-time rule, ready to validate instances. */
+export interface CompiledSchema {
+  /** The schema as given (a deep, frozen copy). */
+  readonly schema: JsonSchema;
+  /** The draft it is evaluated as. */
+  readonly draft: SchemaDraft;
+  /**
+   * Validates a JSON value (as `JSON.parse` or `parseJson` returns it).
+   * Never throws for a JSON value; safe to call concurrently.
+   */
+  validate(instance: JsonValue): ValidationResult;
+}
+
+/**
+ * The base URI of a schema without `$id`. Hierarchical (so relative
+ * references resolve) and under `.invalid` (RFC 2606), so it can never name a
+ * real document.
+ */
+const BASE_URI = "https://schema.isoagent.invalid/root.json";
+
+interface UrlLike {
+  readonly href: string;
+}
+// URL is Web-standard on every platform the core targets; typed locally so the
+// core needs no DOM types, and looked up when called, never at import.
+function makeUrl(href: string, base?: string): UrlLike {
+  return new (globalThis as unknown as { URL: new (h: string, b?: string) => UrlLike }).URL(href, base);
+}
+
+/**
+ * Compiles a tool's input schema, refusing it unless it is self-contained and
+ * evaluable exactly. Refused, each with a {@link SchemaError} naming the rule:
+ *
+ * - `SCHEMA_MISSING`: no schema (undefined or null);
+ * - `SCHEMA_NOT_JSON`: text that is not strict JSON, or a value that is not JSON;
+ * - `SCHEMA_TOO_DEEP`: nested deeper than 256 levels;
+ * - `SCHEMA_EXTERNAL_REF`: a `$ref`, `$schema` or `$dynamicRef` naming a
+ *   file or URL outside the document ("refers outside itself"); nothing is
+ *   ever read or fetched. The standard draft metaschemas are carried, so a
+ *   reference to one resolves;
+ * - `SCHEMA_UNSUPPORTED_KEYWORD`: a keyword the evaluator cannot evaluate
+ *   correctly: a keyword its draft does not define but the evaluator would
+ *   apply, a `$dynamicRef` whose target depends on the dynamic scope, mixed
+ *   drafts in one document;
+ * - `SCHEMA_INVALID`: a schema its draft's metaschema refuses, a pattern that
+ *   is not a valid regular expression, a reference that resolves nowhere in
+ *   the document, a reference cycle that would never finish.
+ *
+ * Validation runs through @cfworker/json-schema: no `eval`, no `new Function`.
+ *
+ * @example
+ * ```ts
+ * const s = compileSchema({ type: "object", properties: { n: { type: "integer" } } })
+ * s.validate({ n: 1.5 }).issues[0]?.message // "expected integer, got number"
+ * compileSchema({ $ref: "https://example.com/s.json" }) // throws SCHEMA_EXTERNAL_REF
+ * ```
+ */
+export function compileSchema(input: unknown, options: CompileSchemaOptions = {}): CompiledSchema {
+  const value = toJsonSchema(input);
+  const draft = draftOf(value, options.defaultDraft ?? DEFAULT_DRAFT);
+  checkKeywords(value, draft);
+  checkAgainstMetaschema(value, draft);
+
+  // References are stamped and $dynamicRefs rewritten on a working copy; the
+  // copy kept for callers is frozen and never touched.
+  const work = cloneJson(value);
+  if (!assertFormats(draft, options)) dropFormats(work);
+  const resolveUri: ResolveUri = (ref, base) => makeUrl(ref, base).href;
+  const index = indexDocument(work, draft, metaschemaLookup(), BASE_URI, resolveUri);
+  const refs = [...index.refs.filter((r) => r.keyword !== "$dynamicRef")];
+  if (draft === "2020-12") refs.push(...resolveDynamicRefs(work, index, resolveUri));
+  for (const r of refs) {
+    checkMetaschemaEntry(r);
+    const target = resolveTarget(index, r.abs, r);
+    if (target === undefined) {
+      throw new SchemaError("SCHEMA_EXTERNAL_REF", `schema refers outside itself: ${r.keyword} ${JSON.stringify(r.ref)} at ${at(r.pointer)}`, {
+        pointer: `${r.pointer}/${r.keyword}`,
+        ref: r.ref,
+      });
+    }
+    if (r.keyword !== "$dynamicRef") stamp(r.node, r.keyword, r.abs);
+  }
+  const lookup = index.lookup;
+  const cycle = findInPlaceCycle(work, lookup);
+  if (cycle !== undefined) {
+    throw new SchemaError(
+      "SCHEMA_INVALID",
+      `schema does not compile: the schema at ${at(cycle)} refers back to itself without reaching into the value, so validation would never finish`,
+      { pointer: cycle },
+    );
+  }
+
+  const evaluatorDraft = EVALUATOR_DRAFT[draft];
+  const root = work as Schema | boolean;
+  return Object.freeze({
+    schema: deepFreeze(value) as JsonSchema,
+    draft,
+    validate(instance: JsonValue): ValidationResult {
+      const r = validate(instance, root, evaluatorDraft, lookup, false);
+      if (r.valid) return VALID;
+      return { valid: false, issues: toIssues(r.errors, root, lookup, instance) };
+    },
+  });
+}
+
+const VALID: ValidationResult = Object.freeze({ valid: true, issues: Object.freeze([]) as readonly ValidationIssue[] });
+
+function toJsonSchema(input: unknown): JsonValue {
+  if (input === undefined || input === null) throw new SchemaError("SCHEMA_MISSING", "schema is missing");
+  let value: JsonValue;
+  if (typeof input === "string" || input instanceof Uint8Array) {
+    const r = tryParseJson(input);
+    if (!r.ok) {
+      if (r.error.code === "JSON_TOO_DEEP") throw new SchemaError("SCHEMA_TOO_DEEP", "schema is nested deeper than 256 levels", { cause: r.error });
+      throw new SchemaError("SCHEMA_NOT_JSON", `schema is not valid JSON: ${r.error.message}`, { cause: r.error });
+    }
+    value = r.value;
+  } else {
+    try {
+      value = cloneJson(input);
+    } catch (e) {
+      if (isIsoagentError(e, "JSON_TOO_DEEP")) throw new SchemaError("SCHEMA_TOO_DEEP", "schema is nested deeper than 256 levels", { cause: e });
+      const message = e instanceof Error ? e.message : String(e);
+      throw new SchemaError("SCHEMA_NOT_JSON", `schema is not JSON: ${message}`, { cause: e });
+    }
+  }
+  if (typeof value !== "boolean" && !isObject(value)) {
+    throw new SchemaError("SCHEMA_INVALID", `schema does not compile: a schema must be an object or a boolean, not ${kindOf(value)}`, { pointer: "" });
+  }
+  return value;
+}
+
+function kindOf(v: JsonValue): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return `a ${typeof v}`;
+}
+
+function draftOf(value: JsonValue, fallback: SchemaDraft): SchemaDraft {
+  if (!isObject(value) || value["$schema"] === undefined) return fallback;
+  const uri = value["$schema"];
+  if (typeof uri !== "string") throw new SchemaError("SCHEMA_INVALID", "schema does not compile: $schema must be a string", { pointer: "/$schema" });
+  const draft = draftOfMetaschemaUri(uri);
+  if (draft === undefined) {
+    throw new SchemaError(
+      "SCHEMA_EXTERNAL_REF",
+      `schema refers outside itself: $schema ${JSON.stringify(uri)} is not a standard draft the compiler carries`,
+      { pointer: "/$schema", ref: uri },
+    );
+  }
+  return draft;
+}
+
+/**
+ * Keywords the evaluator would get wrong for this draft, identity keywords it
+ * would misread, `$schema`s naming another draft, and patterns that are not
+ * regular expressions.
+ */
+function checkKeywords(root: JsonValue, draft: SchemaDraft): void {
+  const defined = DRAFT_KEYWORDS[draft];
+  const unsupported = (pointer: string, why: string): never => {
+    throw new SchemaError("SCHEMA_UNSUPPORTED_KEYWORD", `schema uses a keyword the validator cannot evaluate correctly: ${why} (at ${at(pointer)})`, { pointer });
+  };
+  forEachSchemaObject(root, (node, pointer) => {
+    for (const keyword of EVALUATED_KEYWORDS) {
+      if (node[keyword] !== undefined && !defined.has(keyword)) {
+        unsupported(`${pointer}/${keyword}`, `${keyword} is not part of ${draftName(draft)}, but the validator would apply it`);
+      }
+    }
+    const legacyId = draft === "draft-04" ? "$id" : "id";
+    if (typeof node[legacyId] === "string") {
+      unsupported(`${pointer}/${legacyId}`, `${legacyId} is not an identifier in ${draftName(draft)}, but the validator would treat it as one`);
+    }
+    if (node["$anchor"] !== undefined && (draft === "draft-04" || draft === "draft-06" || draft === "draft-07")) {
+      unsupported(`${pointer}/$anchor`, `$anchor is not part of ${draftName(draft)}, but the validator would treat it as an anchor`);
+    }
+    if (pointer !== "" && typeof node["$schema"] === "string") {
+      const inner = draftOfMetaschemaUri(node["$schema"]);
+      if (inner === undefined) {
+        throw new SchemaError(
+          "SCHEMA_EXTERNAL_REF",
+          `schema refers outside itself: $schema ${JSON.stringify(node["$schema"])} at ${pointer} is not a standard draft the compiler carries`,
+          { pointer: `${pointer}/$schema`, ref: node["$schema"] },
+        );
+      }
+      if (inner !== draft) {
+        unsupported(`${pointer}/$schema`, `$schema names ${draftName(inner)} inside a ${draftName(draft)} schema, and the validator evaluates one draft per schema`);
+      }
+    }
+    const patterns: [string, string][] = [];
+    if (typeof node["pattern"] === "string") patterns.push([node["pattern"], `${pointer}/pattern`]);
+    const pp = node["patternProperties"];
+    if (isObject(pp)) for (const p of Object.keys(pp)) patterns.push([p, `${pointer}/patternProperties`]);
+    for (const [p, where] of patterns) {
+      try {
+        new RegExp(p, "u");
+      } catch {
+        throw new SchemaError("SCHEMA_INVALID", `schema does not compile: ${JSON.stringify(p)} at ${where} is not a valid regular expression`, { pointer: where });
+      }
+    }
+  });
+}
+
+function draftName(draft: SchemaDraft): string {
+  return draft.startsWith("draft-") ? draft : `draft ${draft}`;
+}
+
+/** Refuses a schema its draft's metaschema refuses, naming the first problem. */
+function checkAgainstMetaschema(value: JsonValue, draft: SchemaDraft): void {
+  const meta = metaschemaOf(draft);
+  const lookup = metaschemaLookup();
+  const r = validate(value, meta, EVALUATOR_DRAFT[draft], lookup, false);
+  if (r.valid) return;
+  const first = leafIssues(toIssues(r.errors, meta, lookup, value))[0];
+  const where = first === undefined ? "" : first.instanceLocation;
+  const what = first === undefined ? "it does not match its metaschema" : first.message;
+  throw new SchemaError("SCHEMA_INVALID", `schema does not compile: the ${draftName(draft)} metaschema refuses ${where === "" ? "the root" : where}: ${what}`, { pointer: where });
+}
+
+/**
+ * The 2020-12 metaschemas' $dynamicRefs are resolved for entry through the
+ * dialect metaschema only (see metaschema-lookup.ts); refuse any other entry.
+ */
+function checkMetaschemaEntry(r: FoundRef): void {
+  const doc = r.abs.split("#")[0]!;
+  if (doc.startsWith(META_2020_PREFIX) && doc !== META_2020_TOP) {
+    throw new SchemaError(
+      "SCHEMA_UNSUPPORTED_KEYWORD",
+      `schema uses a keyword the validator cannot evaluate correctly: ${r.keyword} ${JSON.stringify(r.ref)} at ${at(r.pointer)} enters a 2020-12 vocabulary metaschema, whose $dynamicRefs the validator can only resolve from the dialect metaschema`,
+      { pointer: `${r.pointer}/${r.keyword}` },
+    );
+  }
+}
+
+/**
+ * Whether `format` asserts. Drafts 2019-09 and 2020-12 make it an annotation
+ * unless asked; the earlier drafts leave it to the implementation, and the
+ * evaluator asserts the formats it knows.
+ */
+function assertFormats(draft: SchemaDraft, options: CompileSchemaOptions): boolean {
+  return options.assertFormats ?? (draft !== "2019-09" && draft !== "2020-12");
+}
+
+/** Removes `format` from every schema object of the working copy: an annotation does not validate. */
+function dropFormats(work: JsonValue): void {
+  forEachSchemaObject(work, (node) => {
+    if (node["format"] !== undefined) delete node["format"];
+  });
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+

@@ -1,0 +1,51 @@
+import { dereference, type Schema } from "@cfworker/json-schema";
+import { cloneJson, type JsonValue } from "../json/index.js";
+import { metaschemaUriOf, type SchemaDraft } from "./drafts.js";
+import { METASCHEMAS } from "./metaschemas.js";
+import { forEachSchemaObject, isObject } from "./walk.js";
+
+/** The 2020-12 dialect metaschema, the one entry point its `$dynamicRef`s are resolved for. */
+export const META_2020_TOP = "https://json-schema.org/draft/2020-12/schema";
+/** The 2020-12 vocabulary metaschemas, which may only be reached through {@link META_2020_TOP}. */
+export const META_2020_PREFIX = "https://json-schema.org/draft/2020-12/";
+
+/** Schema lookup by absolute URI, as the evaluator uses it. */
+export type Lookup = Record<string, Schema | boolean>;
+
+let shared: Lookup | undefined;
+
+/**
+ * The carried metaschemas, dereferenced once into a lookup that every
+ * compiled schema inherits from (built on first use, never at import).
+ *
+ * The evaluator has no `$dynamicRef`. In the 2020-12 metaschemas every
+ * `$dynamicRef` is `"#meta"`, and when evaluation enters through the dialect
+ * metaschema (`.../2020-12/schema`) its dynamic scope always resolves
+ * `#meta` to that dialect metaschema. So each is rewritten to a `$ref` to it;
+ * the compiler refuses references that would enter elsewhere.
+ */
+export function metaschemaLookup(): Lookup {
+  if (shared !== undefined) return shared;
+  const lookup: Lookup = Object.create(null) as Lookup;
+  for (const original of METASCHEMAS) {
+    const meta = cloneJson(original);
+    forEachSchemaObject(meta, (node) => {
+      if (node["$dynamicRef"] === "#meta") {
+        delete node["$dynamicRef"];
+        node["$ref"] = META_2020_TOP;
+      }
+    });
+    dereference(meta as Schema, lookup);
+  }
+  shared = lookup;
+  return lookup;
+}
+
+/** The metaschema a draft's schemas are checked against. */
+export function metaschemaOf(draft: SchemaDraft): Schema {
+  const lookup = metaschemaLookup();
+  const uri = metaschemaUriOf(draft);
+  const meta = lookup[uri] ?? lookup[uri.replace(/#$/, "")];
+  if (!isObject(meta as JsonValue)) throw new Error(`isoagent: metaschema ${uri} is not carried`);
+  return meta as Schema;
+}

@@ -1,0 +1,85 @@
+import type { JsonBoundaryError, JsonValue } from "../json/index.js";
+import { tryParseJson } from "../json/index.js";
+import { leafIssues, type CompiledSchema, type ValidationIssue } from "../schema/index.js";
+
+/** Arguments the runtime accepts, parsed. */
+export interface ArgsAccepted<Args> {
+  readonly valid: true;
+  readonly args: Args;
+}
+
+/** Arguments the runtime refuses, and why. */
+export interface ArgsRefused {
+  readonly valid: false;
+  /** "invalid_json" when the text failed the JSON boundary, "invalid_arguments" when it failed the schema. */
+  readonly failure: "invalid_json" | "invalid_arguments";
+  /** The text the driver records in the `invalid_decision` observation, exactly. */
+  readonly text: string;
+  /** The JSON boundary refusal, for "invalid_json". */
+  readonly jsonError: JsonBoundaryError | undefined;
+  /** Every failing schema keyword, for "invalid_arguments". */
+  readonly issues: readonly ValidationIssue[];
+}
+
+/** The outcome of checking raw argument text against a tool. */
+export type ArgsCheck<Args> = ArgsAccepted<Args> | ArgsRefused;
+
+/** How many problems an `invalid_decision` text lists before "and N more". */
+export const MAX_LISTED_ISSUES = 8;
+
+const EMPTY_ARGS: JsonValue = Object.freeze({}) as JsonValue;
+
+function isBlank(raw: string | Uint8Array): boolean {
+  if (typeof raw === "string") return raw.trim() === "";
+  return raw.length === 0;
+}
+
+/**
+ * The model-facing refusal, by the error contract: what went wrong, the safe
+ * next step, and when to stop instead of retrying. Built only from the tool's
+ * name and the checker's own messages, never from an exception.
+ */
+export function invalidArgumentsText(tool: string, failure: "invalid_json" | "invalid_arguments", summary: string): string {
+  if (failure === "invalid_json") {
+    return (
+      `Error: invalid arguments for ${tool}: the arguments are not valid JSON: ${summary}\n` +
+      `[Next: Call ${tool} again with its arguments as one JSON object that matches its input schema.]\n` +
+      `[Recovery: Strict JSON only: no comments, trailing commas, repeated keys or unpaired surrogates. If you cannot write the arguments that way, stop and say why.]`
+    );
+  }
+  return (
+    `Error: invalid arguments for ${tool}: ${summary}\n` +
+    `[Next: Call ${tool} again with arguments that match its input schema.]\n` +
+    `[Recovery: Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying.]`
+  );
+}
+
+function describeIssues(issues: readonly ValidationIssue[]): string {
+  const shown = leafIssues(issues);
+  const listed = shown.slice(0, MAX_LISTED_ISSUES).map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`));
+  const more = shown.length - listed.length;
+  return listed.join("; ") + (more > 0 ? `; and ${more} more` : "");
+}
+
+/** Checks raw arguments against a compiled schema (the body of `CompiledTool.check`). */
+export function checkWith(tool: string, schema: CompiledSchema, raw: string | Uint8Array): ArgsCheck<JsonValue> {
+  let args: JsonValue;
+  if (isBlank(raw)) {
+    args = EMPTY_ARGS;
+  } else {
+    const parsed = tryParseJson(raw);
+    if (!parsed.ok) {
+      return {
+        valid: false,
+        failure: "invalid_json",
+        text: invalidArgumentsText(tool, "invalid_json", parsed.error.message),
+        jsonError: parsed.error,
+        issues: [],
+      };
+    }
+    args = parsed.value;
+  }
+  const r = schema.validate(args);
+  if (r.valid) return { valid: true, args };
+  return { valid: false, failure: "invalid_arguments", text: invalidArgumentsText(tool, "invalid_arguments", describeIssues(r.issues)), jsonError: undefined, issues: r.issues };
+}

@@ -1,0 +1,21 @@
+/**
+ * The tool contract: specs, their compilation (every check the driver
+ * makes), and the runtime's acceptance of a call's raw arguments.
+ *
+ * @module
+ */
+export {
+  DEFAULT_OUTPUT_POLICY,
+  MAX_TIMEOUT_MS,
+  PERMISSIONS,
+  RESERVED_TOOL_NAMES,
+  SIDE_EFFECTS,
+  type OutputPolicy,
+  type Permission,
+  type ResourceRef,
+  type SideEffect,
+  type ToolSpec,
+} from "./spec.js";
+export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolSpecErrorCode } from "./compile.js";
+export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
+export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";

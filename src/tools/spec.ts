@@ -1,0 +1,85 @@
+import type { JsonValue } from "../json/index.js";
+import type { JsonSchema } from "../schema/index.js";
+
+/**
+ * What a call may do to the world. It also decides recovery after a crash:
+ * only a `read_only` call is run again without a reconciliation or an
+ * operator's answer.
+ */
+export type SideEffect = "read_only" | "local_mutation" | "remote_mutation" | "destructive";
+
+/** Every side-effect class, least to most dangerous. */
+export const SIDE_EFFECTS: readonly SideEffect[] = ["read_only", "local_mutation", "remote_mutation", "destructive"];
+
+/** How a call is let through: run it, ask an operator first, or never (and never offer the tool). */
+export type Permission = "allow" | "ask" | "deny";
+
+/** Every permission. */
+export const PERMISSIONS: readonly Permission[] = ["allow", "ask", "deny"];
+
+/** Names reserved for the runtime's own control tools. */
+export const RESERVED_TOOL_NAMES: readonly string[] = ["ask_user", "task_complete"];
+
+/** The longest timeout a platform timer can hold (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** Something a call touches, for policy to match on: a path, a host, a URL, ... */
+export interface ResourceRef {
+  readonly kind: string;
+  readonly value: string;
+}
+
+/** How much of a result the agent sees; the rest is kept as an artifact. */
+export interface OutputPolicy {
+  /** Visible bytes (UTF-8) at most. Default: 65,536. */
+  readonly maxVisibleBytes?: number;
+  /** Which end is kept when the result is cut. Default: "tail". */
+  readonly strategy?: "head" | "tail";
+  /** Keep the full output as an artifact named by its SHA-256. Default: true. */
+  readonly keepFull?: boolean;
+}
+
+/** The defaults of {@link OutputPolicy}. */
+export const DEFAULT_OUTPUT_POLICY: Required<OutputPolicy> = Object.freeze({
+  maxVisibleBytes: 64 * 1024,
+  strategy: "tail",
+  keepFull: true,
+});
+
+/**
+ * A tool's specification: everything the runtime and its policy know about
+ * it before it runs.
+ *
+ * @example
+ * ```ts
+ * const spec: ToolSpec<{ path: string; content: string }> = {
+ *   name: "write_file",
+ *   description: "Write a UTF-8 text file in the workspace, creating parent folders.",
+ *   inputSchema: strictObject({ path: string("Workspace-relative path"), content: string("The whole new content") }),
+ *   sideEffect: "local_mutation",
+ *   permission: "ask",
+ *   timeoutMs: 10_000,
+ *   resources: (args) => [{ kind: "path", value: args.path }],
+ * }
+ * ```
+ */
+export interface ToolSpec<Args = JsonValue> {
+  /** 1 to 64 letters, digits, "_" or "-"; unique within a driver. */
+  readonly name: string;
+  /** For the model: short, stable (it is part of every request). */
+  readonly description: string;
+  /** A self-contained JSON Schema (object, boolean or JSON text). Use additionalProperties: false. */
+  readonly inputSchema: JsonSchema | string;
+  readonly sideEffect: SideEffect;
+  /** Required, > 0: the call is cancelled when it runs longer. */
+  readonly timeoutMs: number;
+  /** Its success completes the run with its result. Default: false. */
+  readonly terminal?: boolean;
+  /** Required for every class but read_only (which defaults to "allow"). */
+  readonly permission?: Permission;
+  /** May run beside other parallelSafe calls of one decision; read_only tools only. Default: false. */
+  readonly parallelSafe?: boolean;
+  readonly outputPolicy?: OutputPolicy;
+  /** What a call touches, computed from its checked arguments, for policy. */
+  readonly resources?: (args: Args) => readonly ResourceRef[];
+}

@@ -1,0 +1,53 @@
+/**
+ * The few Web-standard globals the core uses, typed here instead of through a
+ * platform's type library (DOM, Node or Workers), so that the core compiles
+ * with `lib: ["ES2022"]` alone and cannot lean on a platform by accident.
+ * Every accessor reads `globalThis` when called, never at import time.
+ *
+ * @module
+ */
+
+interface TextDecoderLike {
+  decode(input: Uint8Array): string;
+}
+interface TextEncoderLike {
+  encode(input: string): Uint8Array;
+}
+interface SubtleCryptoLike {
+  digest(algorithm: "SHA-256", data: Uint8Array): Promise<ArrayBuffer>;
+}
+interface WebGlobals {
+  TextDecoder: new (label: "utf-8", options: { fatal: boolean; ignoreBOM: boolean }) => TextDecoderLike;
+  TextEncoder: new () => TextEncoderLike;
+  crypto?: { subtle?: SubtleCryptoLike };
+}
+
+const web = globalThis as unknown as WebGlobals;
+
+let fatalDecoder: TextDecoderLike | undefined;
+let encoder: TextEncoderLike | undefined;
+
+/**
+ * Decodes UTF-8, throwing on any invalid sequence, and keeping a byte order
+ * mark as U+FEFF (so that the JSON boundary can refuse it instead of silently
+ * dropping it).
+ */
+export function decodeUtf8Fatal(bytes: Uint8Array): string {
+  fatalDecoder ??= new web.TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  return fatalDecoder.decode(bytes);
+}
+
+/** Encodes a string as UTF-8. */
+export function encodeUtf8(text: string): Uint8Array {
+  encoder ??= new web.TextEncoder();
+  return encoder.encode(text);
+}
+
+/** SHA-256 through `crypto.subtle`, present in browsers, Workers and Node 20+. */
+export async function sha256Bytes(data: Uint8Array): Promise<Uint8Array> {
+  const subtle = web.crypto?.subtle;
+  if (subtle === undefined) {
+    throw new Error("crypto.subtle is not available on this platform");
+  }
+  return new Uint8Array(await subtle.digest("SHA-256", data));
+}
