@@ -2,7 +2,7 @@
  * The bundles of the core: one per platform for the package, and the
  * measurements (size, platform neutrality, no code generation from strings).
  */
-import { build, type Metafile } from "esbuild";
+import { build, type BuildOptions, type Metafile } from "esbuild";
 import { gzipSync } from "node:zlib";
 
 /** The package's entry points (subpath exports), by output name. */
@@ -12,11 +12,12 @@ export const ENTRY_POINTS: Record<string, string> = {
 
 export type Platform = "browser" | "workers" | "node";
 
-const PLATFORM_OPTIONS = {
+/** How each platform resolves packages: the export conditions it matches. */
+export const PLATFORM_OPTIONS: Record<Platform, BuildOptions> = {
   browser: { platform: "browser", conditions: ["browser"] },
   workers: { platform: "neutral", conditions: ["workerd", "worker", "browser"], mainFields: ["module", "main"] },
   node: { platform: "node", conditions: ["node"] },
-} as const;
+};
 
 /** Builds the package bundles for one platform into `dist/<platform>/` (dependencies stay imports). */
 export async function buildPlatform(platform: Platform): Promise<void> {

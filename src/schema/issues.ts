@@ -36,7 +36,18 @@ const WRAPPERS = new Set([
 const ALTERNATIVES = new Set(["anyOf", "oneOf", "contains", "not"]);
 
 const decodeToken = (t: string): string => t.replace(/~1/g, "/").replace(/~0/g, "~");
-const stripHash = (location: string): string => (location.startsWith("#") ? location.slice(1) : location);
+/**
+ * The evaluator writes locations as URI fragments ("#/a%20b"): percent-encoded
+ * with encodeURI. Issues carry plain JSON Pointers ("/a b").
+ */
+const stripHash = (location: string): string => {
+  const fragment = location.startsWith("#") ? location.slice(1) : location;
+  try {
+    return decodeURI(fragment);
+  } catch {
+    return fragment;
+  }
+};
 
 function instanceTypeOf(v: unknown): string {
   if (v === null) return "null";

@@ -16,7 +16,8 @@ interface Entry {
 // hits the first entry by identity.
 const cache: Entry[] = [];
 
-function compiledFor(spec: ToolSpec<never>): CompiledTool<never> {
+/** @internal The compiled tool for a spec, from the cache or compiled now. */
+export function compiledFor(spec: ToolSpec<never>): CompiledTool<never> {
   for (let k = 0; k < cache.length; k++) {
     if (cache[k]!.spec === spec) return touch(k);
   }

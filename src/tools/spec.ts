@@ -32,11 +32,11 @@ export interface ResourceRef {
 /** How much of a result the agent sees; the rest is kept as an artifact. */
 export interface OutputPolicy {
   /** Visible bytes (UTF-8) at most. Default: 65,536. */
-  readonly maxVisibleBytes?: number;
+  readonly maxVisibleBytes?: number | undefined;
   /** Which end is kept when the result is cut. Default: "tail". */
-  readonly strategy?: "head" | "tail";
+  readonly strategy?: "head" | "tail" | undefined;
   /** Keep the full output as an artifact named by its SHA-256. Default: true. */
-  readonly keepFull?: boolean;
+  readonly keepFull?: boolean | undefined;
 }
 
 /** The defaults of {@link OutputPolicy}. */
@@ -74,12 +74,12 @@ export interface ToolSpec<Args = JsonValue> {
   /** Required, > 0: the call is cancelled when it runs longer. */
   readonly timeoutMs: number;
   /** Its success completes the run with its result. Default: false. */
-  readonly terminal?: boolean;
+  readonly terminal?: boolean | undefined;
   /** Required for every class but read_only (which defaults to "allow"). */
-  readonly permission?: Permission;
+  readonly permission?: Permission | undefined;
   /** May run beside other parallelSafe calls of one decision; read_only tools only. Default: false. */
-  readonly parallelSafe?: boolean;
-  readonly outputPolicy?: OutputPolicy;
+  readonly parallelSafe?: boolean | undefined;
+  readonly outputPolicy?: OutputPolicy | undefined;
   /** What a call touches, computed from its checked arguments, for policy. */
-  readonly resources?: (args: Args) => readonly ResourceRef[];
+  readonly resources?: ((args: Args) => readonly ResourceRef[]) | undefined;
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { runSchemaConformance } from "../../scripts/lib/schema-conformance.js";
+import { suiteDir } from "../helpers/suites.js";
+
+const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
+
+describe.skipIf(!present)("JSON Schema Test Suite, required tests (../shared/suites)", () => {
+  const reports = present ? runSchemaConformance(dir) : [];
+  const byDir = Object.fromEntries(reports.map((r) => [r.dir, r]));
+
+  it("gives no wrong answer: every test passes or its schema is refused with a reason", () => {
+    for (const r of reports) expect(r.failed, r.dir).toEqual([]);
+  });
+
+  it("refuses only what refers outside itself or what the validator cannot evaluate", () => {
+    for (const r of reports) {
+      for (const c of r.refused) expect(["refers outside itself", "unsupported keyword"], `${c.file}: ${c.message}`).toContain(c.rule);
+    }
+  });
+
+  it("draft7: 904 pass, the 11 remote cases (23 tests) are refused as external", () => {
+    const r = byDir["draft7"]!;
+    expect(r.passed).toBe(904);
+    expect(r.refusedByRule).toEqual({ "refers outside itself": 23 });
+    expect(r.refused.length).toBe(11);
+  });
+
+  it("draft2020-12: 1,246 pass; remotes refused as external; one truly dynamic $dynamicRef refused", () => {
+    const r = byDir["draft2020-12"]!;
+    expect(r.passed).toBe(1246);
+    expect(r.refusedByRule).toEqual({ "refers outside itself": 49, "unsupported keyword": 4 });
+    expect(r.refused.filter((c) => c.rule === "unsupported keyword").map((c) => c.caseDescription)).toEqual(["multiple dynamic paths to the $dynamicRef keyword"]);
+  });
+});
