@@ -11,9 +11,10 @@ import {
 } from "./drafts.js";
 import { resolveDynamicRefs } from "./dynamic-ref.js";
 import { at, SchemaError } from "./errors.js";
-import { leafIssues, toIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
+import { toIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
 import { META_2020_PREFIX, META_2020_TOP, metaschemaLookup, metaschemaOf, type Lookup } from "./metaschema-lookup.js";
 import { findInPlaceCycle } from "./cycles.js";
+import { compileFast, fastSupports } from "./fast.js";
 import { indexDocument, resolveTarget, stamp, type FoundRef, type ResolveUri } from "./resolve.js";
 import { forEachSchemaObject, isObject } from "./walk.js";
 
@@ -33,6 +34,13 @@ export interface CompileSchemaOptions {
    * 06 and 07.
    */
   readonly assertFormats?: boolean;
+  /**
+   * Which evaluator validates: "auto" (the default) uses the fast closure
+   * evaluator when the schema uses only the keywords it implements, and
+   * @cfworker/json-schema otherwise; "reference" always uses
+   * @cfworker/json-schema (for diagnostics and differential tests).
+   */
+  readonly evaluator?: "auto" | "reference";
 }
 
 /** A schema that passed every compile-time rule, ready to validate instances. */
@@ -41,6 +49,8 @@ export interface CompiledSchema {
   readonly schema: JsonSchema;
   /** The draft it is evaluated as. */
   readonly draft: SchemaDraft;
+  /** The evaluator in use: "fast" (closures compiled here) or "reference" (@cfworker/json-schema). */
+  readonly evaluator: "fast" | "reference";
   /**
    * Validates a JSON value (as `JSON.parse` or `parseJson` returns it).
    * Never throws for a JSON value; safe to call concurrently.
@@ -129,10 +139,16 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
 
   const evaluatorDraft = EVALUATOR_DRAFT[draft];
   const root = work as Schema | boolean;
+  const fast = options.evaluator !== "reference" && fastSupports(work, lookup, draft) ? compileFast(work, lookup, draft) : undefined;
   return Object.freeze({
     schema: deepFreeze(value) as JsonSchema,
     draft,
+    evaluator: fast === undefined ? "reference" : "fast",
     validate(instance: JsonValue): ValidationResult {
+      if (fast !== undefined) {
+        const issues = fast(instance);
+        return issues === undefined ? VALID : { valid: false, issues };
+      }
       const r = validate(instance, root, evaluatorDraft, lookup, false);
       if (r.valid) return VALID;
       return { valid: false, issues: toIssues(r.errors, root, lookup, instance) };
@@ -248,7 +264,7 @@ function checkAgainstMetaschema(value: JsonValue, draft: SchemaDraft): void {
   const lookup = metaschemaLookup();
   const r = validate(value, meta, EVALUATOR_DRAFT[draft], lookup, false);
   if (r.valid) return;
-  const first = leafIssues(toIssues(r.errors, meta, lookup, value))[0];
+  const first = toIssues(r.errors, meta, lookup, value)[0];
   const where = first === undefined ? "" : first.instanceLocation;
   const what = first === undefined ? "it does not match its metaschema" : first.message;
   throw new SchemaError("SCHEMA_INVALID", `schema does not compile: the ${draftName(draft)} metaschema refuses ${where === "" ? "the root" : where}: ${what}`, { pointer: where });

@@ -7,5 +7,5 @@
 export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type JsonSchema } from "./compile.js";
 export { DEFAULT_DRAFT, SCHEMA_DRAFTS, type SchemaDraft } from "./drafts.js";
 export { SCHEMA_RULES, SchemaError, type SchemaErrorCode } from "./errors.js";
-export { leafIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
+export { type ValidationIssue, type ValidationResult } from "./issues.js";
 export { array, boolean, enumOf, integer, nullable, number, strictObject, string, type SchemaObjectOf } from "./builders.js";

@@ -1,19 +1,20 @@
 /**
  * Validation errors as data, with messages of our own: stable, short, and
- * written for the model that has to correct its arguments. Built from the
- * evaluator's output units and the schema values they point at.
+ * written for the model that has to correct its arguments. Both evaluators
+ * (the fast one and @cfworker/json-schema) report through the same message
+ * builders, so a refusal reads the same whichever evaluated it.
  */
 import type { OutputUnit, Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
 import type { Lookup } from "./metaschema-lookup.js";
 
-/** One reason an instance failed a schema. */
+/** One thing to fix in an instance. */
 export interface ValidationIssue {
-  /** The keyword that failed ("type", "required", ...; "false" for a false schema). */
+  /** The keyword that failed ("type", "required", "additionalProperties", ...). */
   readonly keyword: string;
   /** JSON Pointer of the failing value in the instance ("" for the root). */
   readonly instanceLocation: string;
-  /** Where the keyword is, as the evaluation path through the schema ("" for the root). */
+  /** Where the keyword is, as the evaluation path through the schema (`$ref`s included). */
   readonly keywordLocation: string;
   /** What is wrong, for a person or a model. */
   readonly message: string;
@@ -22,34 +23,16 @@ export interface ValidationIssue {
 /** The outcome of validating an instance. */
 export interface ValidationResult {
   readonly valid: boolean;
-  /** Every failing keyword, outermost first; empty when valid. */
+  /**
+   * What to fix, in schema order; empty when valid. Only the keywords that
+   * failed themselves: not the applicators that merely contain a failure, and
+   * not the failed alternatives of anyOf, oneOf, not and contains.
+   */
   readonly issues: readonly ValidationIssue[];
 }
 
-/** Keywords whose failure only says a subschema failed; the subschema's own issues say why. */
-const WRAPPERS = new Set([
-  "$ref", "$recursiveRef", "properties", "patternProperties", "items", "prefixItems", "allOf", "if",
-  "dependentSchemas", "additionalItems", "unevaluatedItems", "additionalProperties", "unevaluatedProperties",
-  "propertyNames",
-]);
-/** Keywords whose subschemas' issues are alternatives tried, not what to fix. */
-const ALTERNATIVES = new Set(["anyOf", "oneOf", "contains", "not"]);
-
-const decodeToken = (t: string): string => t.replace(/~1/g, "/").replace(/~0/g, "~");
-/**
- * The evaluator writes locations as URI fragments ("#/a%20b"): percent-encoded
- * with encodeURI. Issues carry plain JSON Pointers ("/a b").
- */
-const stripHash = (location: string): string => {
-  const fragment = location.startsWith("#") ? location.slice(1) : location;
-  try {
-    return decodeURI(fragment);
-  } catch {
-    return fragment;
-  }
-};
-
-function instanceTypeOf(v: unknown): string {
+/** The JSON type of a value, as a message names it. */
+export function jsonTypeOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
@@ -62,20 +45,83 @@ function show(v: unknown): string {
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 }
 
-/** The schema value at an evaluation path, following `$ref`s; undefined when it cannot be followed. */
-function schemaAt(root: Schema | boolean, lookup: Lookup, keywordLocation: string): unknown {
-  const path = stripHash(keywordLocation);
+const plural = (n: unknown, one: string, many: string): string => `${String(n)} ${n === 1 ? one : many}`;
+
+/** The messages, one builder per keyword. */
+export const messages = {
+  type: (expected: unknown, value: unknown): string =>
+    `expected ${(Array.isArray(expected) ? expected.map(String) : [String(expected)]).join(" or ")}, got ${jsonTypeOf(value)}`,
+  required: (name: string): string => `missing required property ${JSON.stringify(name)}`,
+  unexpectedProperty: (name: string): string => `unexpected property ${JSON.stringify(name)}`,
+  unexpectedItem: (index: string | number): string => `unexpected item at index ${index}`,
+  falseSchema: (): string => "no value is allowed here",
+  enum: (values: unknown): string => `must be one of ${show(values)}`,
+  const: (value: unknown): string => `must be ${show(value)}`,
+  minLength: (n: unknown): string => `must be at least ${plural(n, "character", "characters")} long`,
+  maxLength: (n: unknown): string => `must be at most ${plural(n, "character", "characters")} long`,
+  pattern: (p: unknown): string => `must match the pattern ${show(p)}`,
+  format: (f: unknown): string => `must be a valid ${String(f)}`,
+  bound: (op: ">=" | ">" | "<=" | "<", n: unknown): string => `must be ${op} ${String(n)}`,
+  multipleOf: (n: unknown): string => `must be a multiple of ${String(n)}`,
+  minItems: (n: unknown): string => `must have at least ${plural(n, "item", "items")}`,
+  maxItems: (n: unknown): string => `must have at most ${plural(n, "item", "items")}`,
+  uniqueItems: (j: number | string, k: number | string): string => `must not contain duplicates (items ${j} and ${k} are equal)`,
+  minProperties: (n: unknown): string => `must have at least ${plural(n, "property", "properties")}`,
+  maxProperties: (n: unknown): string => `must have at most ${plural(n, "property", "properties")}`,
+  contains: (): string => 'must contain at least one item matching the schema in "contains"',
+  minContains: (n: unknown): string => `must contain at least ${plural(n, "item", "items")} matching the schema in "contains"`,
+  maxContains: (n: unknown): string => `must contain at most ${plural(n, "item", "items")} matching the schema in "contains"`,
+  anyOf: (): string => 'must match at least one of the schemas in "anyOf"',
+  oneOf: (matches: number | string): string => `must match exactly one of the schemas in "oneOf" (matches ${matches})`,
+  not: (): string => 'must not match the schema in "not"',
+  dependentRequired: (has: string, missing: string): string => `must have property ${JSON.stringify(missing)} when it has ${JSON.stringify(has)}`,
+  propertyName: (name: string): string => `property name ${JSON.stringify(name)} is not allowed`,
+};
+
+/** Keywords whose failure only says a subschema failed; the subschema's own issues say why. */
+const WRAPPERS = new Set([
+  "$ref", "$recursiveRef", "properties", "patternProperties", "items", "prefixItems", "allOf", "if",
+  "dependentSchemas", "additionalItems", "unevaluatedItems", "additionalProperties", "unevaluatedProperties",
+]);
+/** Keywords whose subschemas' issues are alternatives tried, not what to fix. */
+const ALTERNATIVES = new Set(["anyOf", "oneOf", "contains", "not", "propertyNames"]);
+const PROPERTY_SINKS = new Set(["additionalProperties", "unevaluatedProperties"]);
+const ITEM_SINKS = new Set(["items", "additionalItems", "unevaluatedItems"]);
+
+const decodeToken = (t: string): string => t.replace(/~1/g, "/").replace(/~0/g, "~");
+
+/**
+ * The evaluator writes locations as URI fragments ("#/a%20b"): percent-encoded
+ * with encodeURI. Issues carry plain JSON Pointers ("/a b").
+ */
+function pointerOf(location: string): string {
+  const fragment = location.startsWith("#") ? location.slice(1) : location;
+  try {
+    return decodeURI(fragment);
+  } catch {
+    return fragment;
+  }
+}
+
+const MAP_KEYWORDS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+
+/** The schema object holding a keyword, by evaluation path, following `$ref`s; undefined when it cannot be followed. */
+function schemaAt(root: Schema | boolean, lookup: Lookup, path: string): unknown {
   let node: unknown = root;
   if (path === "") return node;
+  let previous = "";
   for (const raw of path.slice(1).split("/")) {
     if (typeof node !== "object" || node === null) return undefined;
-    if (raw === "$ref") {
+    // "$ref" is a reference taken, unless it names a property ("properties/$ref").
+    if (raw === "$ref" && !MAP_KEYWORDS.has(previous)) {
       const abs = (node as Schema).__absolute_ref__;
       node = abs === undefined ? undefined : lookup[abs];
-      continue;
+    } else if (raw === "$recursiveRef" && !MAP_KEYWORDS.has(previous)) {
+      return undefined;
+    } else {
+      node = (node as Record<string, unknown>)[decodeToken(raw)];
     }
-    if (raw === "$recursiveRef") return undefined;
-    node = (node as Record<string, unknown>)[decodeToken(raw)];
+    previous = MAP_KEYWORDS.has(previous) ? "" : raw;
   }
   return node;
 }
@@ -90,150 +136,127 @@ function valueAt(instance: unknown, pointer: string): unknown {
   return v;
 }
 
-function lastToken(pointer: string): string {
-  return decodeToken(pointer.slice(pointer.lastIndexOf("/") + 1));
-}
+const lastToken = (pointer: string): string => decodeToken(pointer.slice(pointer.lastIndexOf("/") + 1));
+const parentOf = (pointer: string): string => pointer.slice(0, pointer.lastIndexOf("/"));
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const plural = (n: unknown, one: string, many: string): string => `${String(n)} ${n === 1 ? one : many}`;
-
-/** Our message for one output unit. */
-function messageFor(unit: OutputUnit, keywordValue: unknown, schemaNode: unknown, instance: unknown, parent: OutputUnit | undefined): string {
-  const value = valueAt(instance, stripHash(unit.instanceLocation));
+/** Our message for one output unit of @cfworker/json-schema. */
+function messageFor(unit: OutputUnit, node: unknown, instance: unknown): string {
+  const value = valueAt(instance, pointerOf(unit.instanceLocation));
+  const kw = isRecord(node) ? node[unit.keyword] : undefined;
   switch (unit.keyword) {
-    case "type": {
-      const types = Array.isArray(keywordValue) ? keywordValue.map(String) : [String(keywordValue)];
-      return `expected ${types.join(" or ")}, got ${instanceTypeOf(value)}`;
-    }
+    case "type":
+      return messages.type(kw, value);
     case "required": {
       const m = /required property "(.*)"\.$/s.exec(unit.error);
-      return m ? `missing required property ${JSON.stringify(m[1])}` : "missing a required property";
+      return m ? messages.required(m[1]!) : "missing a required property";
     }
-    case "false": {
-      const name = lastToken(stripHash(unit.instanceLocation));
-      if (parent?.keyword === "additionalProperties" || parent?.keyword === "unevaluatedProperties") {
-        return `unexpected property ${JSON.stringify(name)}`;
-      }
-      if (parent?.keyword === "items" || parent?.keyword === "additionalItems" || parent?.keyword === "unevaluatedItems") {
-        return `unexpected item at index ${name}`;
-      }
-      return "no value is allowed here";
-    }
+    case "false":
+      return messages.falseSchema();
     case "enum":
-      return `must be one of ${show(keywordValue)}`;
+      return messages.enum(kw);
     case "const":
-      return `must be ${show(keywordValue)}`;
+      return messages.const(kw);
     case "minLength":
-      return `must be at least ${plural(keywordValue, "character", "characters")} long`;
     case "maxLength":
-      return `must be at most ${plural(keywordValue, "character", "characters")} long`;
+    case "minItems":
+    case "maxItems":
+    case "minProperties":
+    case "maxProperties":
+    case "minContains":
+    case "maxContains":
+      return messages[unit.keyword](kw);
     case "pattern":
-      return `must match the pattern ${show(keywordValue)}`;
+      return messages.pattern(kw);
     case "format":
-      return `must be a valid ${String(keywordValue)}`;
+      return messages.format(kw);
     case "minimum":
     case "maximum": {
       // Draft-04 spells exclusive bounds as a boolean beside minimum/maximum.
-      const exclusive = isRecord(schemaNode) && schemaNode[unit.keyword === "minimum" ? "exclusiveMinimum" : "exclusiveMaximum"] === true;
-      const op = unit.keyword === "minimum" ? (exclusive ? ">" : ">=") : exclusive ? "<" : "<=";
-      return `must be ${op} ${String(keywordValue)}`;
+      const exclusive = isRecord(node) && node[unit.keyword === "minimum" ? "exclusiveMinimum" : "exclusiveMaximum"] === true;
+      return messages.bound(unit.keyword === "minimum" ? (exclusive ? ">" : ">=") : exclusive ? "<" : "<=", kw);
     }
     case "exclusiveMinimum":
-      return `must be > ${String(keywordValue)}`;
+      return messages.bound(">", kw);
     case "exclusiveMaximum":
-      return `must be < ${String(keywordValue)}`;
+      return messages.bound("<", kw);
     case "multipleOf":
-      return `must be a multiple of ${String(keywordValue)}`;
-    case "minItems":
-      return `must have at least ${plural(keywordValue, "item", "items")}`;
-    case "maxItems":
-      return `must have at most ${plural(keywordValue, "item", "items")}`;
+      return messages.multipleOf(kw);
     case "uniqueItems": {
       const m = /indexes (\d+) and (\d+)/.exec(unit.error);
-      return m ? `must not contain duplicates (items ${m[1]} and ${m[2]} are equal)` : "must not contain duplicates";
+      return m ? messages.uniqueItems(m[1]!, m[2]!) : "must not contain duplicates";
     }
-    case "minProperties":
-      return `must have at least ${plural(keywordValue, "property", "properties")}`;
-    case "maxProperties":
-      return `must have at most ${plural(keywordValue, "property", "properties")}`;
     case "contains":
-      return "must contain at least one item matching the schema in \"contains\"";
-    case "minContains":
-      return `must contain at least ${plural(keywordValue, "item", "items")} matching the schema in "contains"`;
-    case "maxContains":
-      return `must contain at most ${plural(keywordValue, "item", "items")} matching the schema in "contains"`;
+      return messages.contains();
     case "anyOf":
-      return "must match at least one of the schemas in \"anyOf\"";
+      return messages.anyOf();
     case "oneOf": {
       const m = /\((\d+) matches\)/.exec(unit.error);
-      return `must match exactly one of the schemas in "oneOf" (matches ${m ? m[1] : "another number"})`;
+      return messages.oneOf(m ? m[1]! : "another number");
     }
     case "not":
-      return "must not match the schema in \"not\"";
+      return messages.not();
     case "dependentRequired":
     case "dependencies": {
       const m = /^Instance has "(.*)" but does not have "(.*)"\.$/s.exec(unit.error);
-      if (m) return `must have property ${JSON.stringify(m[2])} when it has ${JSON.stringify(m[1])}`;
-      return unit.error;
+      return m ? messages.dependentRequired(m[1]!, m[2]!) : unit.error;
     }
     case "propertyNames": {
       const m = /^Property name "(.*)" does not match schema\.$/s.exec(unit.error);
-      return m ? `property name ${JSON.stringify(m[1])} is not allowed` : unit.error;
+      return m ? messages.propertyName(m[1]!) : unit.error;
     }
     default:
       return unit.error;
   }
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Converts the evaluator's output units to issues with our messages. */
+/**
+ * Converts @cfworker/json-schema's output units to issues: our messages, plain
+ * pointers, and only what to fix (see {@link ValidationResult.issues}).
+ */
 export function toIssues(units: readonly OutputUnit[], root: Schema | boolean, lookup: Lookup, instance: JsonValue): ValidationIssue[] {
+  // The alternatives' own locations first: contains reports minContains and
+  // maxContains after the items it tried, not before.
+  const alternatives: string[] = [];
+  for (const unit of units) {
+    if (!ALTERNATIVES.has(unit.keyword) && unit.keyword !== "minContains" && unit.keyword !== "maxContains") continue;
+    const loc = pointerOf(unit.keywordLocation);
+    alternatives.push(`${unit.keyword === "minContains" || unit.keyword === "maxContains" ? `${parentOf(loc)}/contains` : loc}/`);
+  }
+  const inAlternative = (loc: string): boolean => alternatives.some((prefix) => loc.startsWith(prefix));
   const out: ValidationIssue[] = [];
+  // A false schema's unit carries no keyword location: it belongs where the
+  // unit before it belonged.
+  let previousSkipped = false;
   for (let k = 0; k < units.length; k++) {
     const unit = units[k]!;
-    const keywordLocation = stripHash(unit.keywordLocation);
-    let keywordValue: unknown;
-    let schemaNode: unknown;
-    if (unit.keyword !== "false") {
-      // The evaluator reports some keywords under their parent's location.
-      const loc = unit.keywordLocation.endsWith(`/${unit.keyword}`) ? unit.keywordLocation : `${unit.keywordLocation}/${unit.keyword}`;
-      schemaNode = schemaAt(root, lookup, loc.slice(0, loc.lastIndexOf("/")));
-      keywordValue = isRecord(schemaNode) ? schemaNode[unit.keyword] : undefined;
+    const parent = k > 0 ? units[k - 1] : undefined;
+    let keyword = unit.keyword;
+    let instanceLocation = pointerOf(unit.instanceLocation);
+    // The evaluator reports dependentRequired under a misspelt location.
+    let keywordLocation = pointerOf(unit.keywordLocation);
+    if (keyword === "dependentRequired") keywordLocation = `${parentOf(keywordLocation)}/dependentRequired`;
+    let message: string;
+    if (keyword === "false" && parent !== undefined && (PROPERTY_SINKS.has(parent.keyword) || ITEM_SINKS.has(parent.keyword))) {
+      // A false schema under additionalProperties (or items) is an unexpected
+      // property (or item), reported at the object (or array).
+      message = PROPERTY_SINKS.has(parent.keyword) ? messages.unexpectedProperty(lastToken(instanceLocation)) : messages.unexpectedItem(lastToken(instanceLocation));
+      keyword = parent.keyword;
+      keywordLocation = pointerOf(parent.keywordLocation);
+      instanceLocation = parentOf(instanceLocation);
+      previousSkipped = inAlternative(keywordLocation);
+      if (previousSkipped) continue;
+    } else if (keyword === "false") {
+      if (previousSkipped) continue;
+      message = messages.falseSchema();
+      keywordLocation = "";
+    } else {
+      const inside = inAlternative(keywordLocation);
+      previousSkipped = inside || ALTERNATIVES.has(keyword);
+      if (inside || WRAPPERS.has(keyword)) continue;
+      message = messageFor(unit, schemaAt(root, lookup, parentOf(keywordLocation)), instance);
     }
-    out.push({
-      keyword: unit.keyword,
-      instanceLocation: stripHash(unit.instanceLocation),
-      keywordLocation,
-      message: messageFor(unit, keywordValue, schemaNode, instance, k > 0 ? units[k - 1] : undefined),
-    });
-  }
-  return out;
-}
-
-/**
- * The issues worth showing: what to fix, without the wrappers that only say a
- * subschema failed, and without the failures of alternatives that were tried
- * (for anyOf, oneOf, contains and not, the keyword's own issue says it).
- */
-export function leafIssues(issues: readonly ValidationIssue[]): ValidationIssue[] {
-  const alternatives: string[] = [];
-  const out: ValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (const issue of issues) {
-    if (alternatives.some((prefix) => issue.keywordLocation.startsWith(prefix))) continue;
-    if (ALTERNATIVES.has(issue.keyword)) alternatives.push(`${issue.keywordLocation}/`);
-    if (WRAPPERS.has(issue.keyword)) continue;
-    // A false schema under additionalProperties is reported at the object, as
-    // an unexpected property.
-    const where = issue.keyword === "false" && issue.message.startsWith("unexpected property")
-      ? issue.instanceLocation.slice(0, issue.instanceLocation.lastIndexOf("/"))
-      : issue.instanceLocation;
-    const key = `${where}\u0000${issue.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(where === issue.instanceLocation ? issue : { ...issue, instanceLocation: where });
+    out.push({ keyword, instanceLocation, keywordLocation, message });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import type { JsonBoundaryError, JsonValue } from "../json/index.js";
 import { tryParseJson } from "../json/index.js";
-import { leafIssues, type CompiledSchema, type ValidationIssue } from "../schema/index.js";
+import type { CompiledSchema, ValidationIssue } from "../schema/index.js";
 
 /** Arguments the runtime accepts, parsed. */
 export interface ArgsAccepted<Args> {
@@ -55,9 +55,8 @@ export function invalidArgumentsText(tool: string, failure: "invalid_json" | "in
 }
 
 function describeIssues(issues: readonly ValidationIssue[]): string {
-  const shown = leafIssues(issues);
-  const listed = shown.slice(0, MAX_LISTED_ISSUES).map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`));
-  const more = shown.length - listed.length;
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`));
+  const more = issues.length - listed.length;
   return listed.join("; ") + (more > 0 ? `; and ${more} more` : "");
 }
 

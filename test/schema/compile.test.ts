@@ -219,13 +219,13 @@ describe("compileSchema: the compiled schema", () => {
     });
     const r = c.validate({ n: 0.5, tags: ["a", 3], extra: true });
     expect(r.valid).toBe(false);
-    expect(r.issues.filter((i) => !["properties", "items", "additionalProperties"].includes(i.keyword))).toEqual([
+    expect(r.issues).toEqual([
       { keyword: "required", instanceLocation: "", keywordLocation: "/required", message: 'missing required property "path"' },
       { keyword: "type", instanceLocation: "/n", keywordLocation: "/properties/n/type", message: "expected integer, got number" },
       { keyword: "minimum", instanceLocation: "/n", keywordLocation: "/properties/n/minimum", message: "must be >= 1" },
       { keyword: "maxItems", instanceLocation: "/tags", keywordLocation: "/properties/tags/maxItems", message: "must have at most 1 item" },
       { keyword: "type", instanceLocation: "/tags/1", keywordLocation: "/properties/tags/items/type", message: "expected string, got integer" },
-      { keyword: "false", instanceLocation: "/extra", keywordLocation: "/extra", message: 'unexpected property "extra"' },
+      { keyword: "additionalProperties", instanceLocation: "", keywordLocation: "/additionalProperties", message: 'unexpected property "extra"' },
     ]);
     expect(c.validate({ path: "ok" })).toEqual({ valid: true, issues: [] });
   });

@@ -39,7 +39,7 @@ describe("checkArgs: the invalid_decision text, pinned by exact value", () => {
     if (!r.valid) {
       const listed = Array.from({ length: 8 }, (_, k) => `unexpected property "x${k}"`).join("; ");
       expect(r.text.split("\n")[0]).toBe(`Error: invalid arguments for read_file: ${listed}; and 3 more`);
-      expect(r.issues.filter((i) => i.keyword === "false")).toHaveLength(11);
+      expect(r.issues.filter((i) => i.keyword === "additionalProperties")).toHaveLength(11);
     }
   });
 

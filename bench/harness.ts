@@ -1,0 +1,90 @@
+/**
+ * Side-by-side timing: contenders run alternately, round after round, in the
+ * same process, after a warm-up; each round's time per operation is compared
+ * with the baseline's in the same round, so a noisy neighbour slows both.
+ * Reported: the median ratio over the rounds and its spread (min to max).
+ */
+import { performance } from "node:perf_hooks";
+
+export interface Contender {
+  readonly name: string;
+  /** One operation; its result is kept so the work cannot be optimised away. */
+  readonly run: () => unknown;
+}
+
+export interface Measured {
+  readonly name: string;
+  /** Median time per operation, in nanoseconds. */
+  readonly medianNs: number;
+  /** Median of the per-round ratios to the baseline (the first contender). */
+  readonly ratio: number;
+  readonly ratioMin: number;
+  readonly ratioMax: number;
+}
+
+export interface MeasureOptions {
+  readonly rounds?: number;
+  /** Target time of one contender's batch in a round. */
+  readonly batchMs?: number;
+}
+
+let sink: unknown;
+/** Keeps a value alive (read by nothing). */
+export function consume(v: unknown): void {
+  sink = v;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+function batchSize(c: Contender, batchMs: number): number {
+  let n = 1;
+  for (;;) {
+    const t = performance.now();
+    for (let k = 0; k < n; k++) consume(c.run());
+    const dt = performance.now() - t;
+    if (dt >= batchMs / 4 || n > 1e7) return Math.max(1, Math.round((n * batchMs) / Math.max(dt, 0.001)));
+    n *= 2;
+  }
+}
+
+/** Measures contenders against the first one (the baseline). */
+export function measure(contenders: readonly Contender[], options: MeasureOptions = {}): Measured[] {
+  const rounds = options.rounds ?? 15;
+  const batchMs = options.batchMs ?? 40;
+  // Warm-up doubles as calibration.
+  const sizes = contenders.map((c) => batchSize(c, batchMs));
+  contenders.forEach((c, i) => {
+    for (let k = 0; k < sizes[i]!; k++) consume(c.run());
+  });
+  const perOp: number[][] = contenders.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    // Alternate the order each round so neither always runs first.
+    const order = contenders.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) {
+      const c = contenders[i]!;
+      const n = sizes[i]!;
+      const t = performance.now();
+      for (let k = 0; k < n; k++) consume(c.run());
+      perOp[i]!.push(((performance.now() - t) * 1e6) / n);
+    }
+  }
+  const base = perOp[0]!;
+  return contenders.map((c, i) => {
+    const ratios = perOp[i]!.map((ns, r) => ns / base[r]!);
+    return { name: c.name, medianNs: median(perOp[i]!), ratio: median(ratios), ratioMin: Math.min(...ratios), ratioMax: Math.max(...ratios) };
+  });
+}
+
+/** Formats nanoseconds for people. */
+export function formatNs(ns: number): string {
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} us`;
+  return `${ns.toFixed(0)} ns`;
+}
+
+export { sink };

@@ -1,0 +1,526 @@
+/**
+ * The fast evaluator: a schema compiled once into a tree of closures, no
+ * `eval`, no `new Function`. It covers the keywords tool schemas use; a
+ * schema that uses anything else (unevaluated*, $recursiveRef, dependencies,
+ * the tuple form of items) is left to @cfworker/json-schema whole.
+ *
+ * It gives the same verdict as @cfworker/json-schema on every schema it
+ * accepts (a differential test runs both over the JSON Schema Test Suite and
+ * over fuzzed inputs), and reports the same issues in the same order, built
+ * by the same message builders.
+ *
+ * Each check runs in one of two modes. Without `out` it only answers, and
+ * stops at the first failure: the common case, valid arguments, allocates
+ * nothing. With `out` it explains: it collects every issue with its
+ * locations, the way the other evaluator does with short-circuit off.
+ */
+import { format as FORMATS, type Schema } from "@cfworker/json-schema";
+import type { JsonValue } from "../json/index.js";
+import type { SchemaDraft } from "./drafts.js";
+import { messages, type ValidationIssue } from "./issues.js";
+import type { Lookup } from "./metaschema-lookup.js";
+import { isObject, pointerToken, type SchemaObject } from "./walk.js";
+
+type Out = ValidationIssue[];
+/** Validates `v`; with `out`, pushes every issue (at instance location `ip`, evaluation path `kp`). */
+type Check = (v: unknown, out: Out | undefined, ip: string, kp: string) => boolean;
+
+/** Keywords the fast evaluator implements, or ignores as annotations. */
+const KNOWN = new Set([
+  "$ref", "type", "enum", "const", "not", "anyOf", "allOf", "oneOf", "if", "then", "else",
+  "required", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas",
+  "properties", "patternProperties", "additionalProperties",
+  "maxItems", "minItems", "prefixItems", "items", "contains", "minContains", "maxContains", "uniqueItems",
+  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+  "minLength", "maxLength", "pattern", "format",
+]);
+/** Keywords only the other evaluator has. */
+const UNSUPPORTED = new Set(["unevaluatedProperties", "unevaluatedItems", "$recursiveRef", "dependencies", "additionalItems", "$dynamicRef"]);
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function fail(out: Out | undefined, keyword: string, ip: string, kp: string, message: string): false {
+  out?.push({ keyword, instanceLocation: ip, keywordLocation: `${kp}/${keyword}`, message });
+  return false;
+}
+
+/** Deep equality of JSON values, key order aside (as @cfworker's deepCompareStrict). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const aa = Array.isArray(a);
+  if (aa !== Array.isArray(b)) return false;
+  if (aa) {
+    const x = a as unknown[];
+    const y = b as unknown[];
+    if (x.length !== y.length) return false;
+    for (let k = 0; k < x.length; k++) if (!jsonEqual(x[k], y[k])) return false;
+    return true;
+  }
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!hasOwn.call(b, k) || !jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** Length in code points, as JSON Schema counts it. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let k = 0; k < s.length - 1; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(k + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        k++;
+      }
+    }
+  }
+  return n;
+}
+
+function decimal(value: number): [bigint, number] {
+  const [coefficient, exponent = "0"] = Math.abs(value).toString().split("e");
+  const point = coefficient!.indexOf(".");
+  const fraction = point === -1 ? 0 : coefficient!.length - point - 1;
+  return [BigInt(coefficient!.replace(".", "")), Number(exponent) - fraction];
+}
+
+/** Exact decimal divisibility (as @cfworker/json-schema, which is what the suite expects). */
+function isMultipleOf(value: number, divisor: number): boolean {
+  if (!Number.isFinite(value) || !Number.isFinite(divisor) || divisor <= 0) return false;
+  const [vc, ve] = decimal(value);
+  const [dc, de] = decimal(divisor);
+  const diff = ve - de;
+  if (diff >= 0) return (vc * 10n ** BigInt(diff)) % dc === 0n;
+  return vc % (dc * 10n ** BigInt(-diff)) === 0n;
+}
+
+function isType(v: unknown, t: string): boolean {
+  switch (t) {
+    case "string":
+      return typeof v === "string";
+    case "integer":
+      return typeof v === "number" && Number.isInteger(v);
+    case "number":
+      return typeof v === "number";
+    case "boolean":
+      return typeof v === "boolean";
+    case "null":
+      return v === null;
+    case "array":
+      return Array.isArray(v);
+    case "object":
+      return typeof v === "object" && v !== null && !Array.isArray(v);
+    default:
+      return false;
+  }
+}
+
+/** Runs checks in order: all of them when explaining, up to the first failure otherwise. */
+function all(checks: Check[]): Check | undefined {
+  if (checks.length === 0) return undefined;
+  if (checks.length === 1) return checks[0];
+  return (v, out, ip, kp) => {
+    let ok = true;
+    for (let k = 0; k < checks.length; k++) {
+      if (!checks[k]!(v, out, ip, kp)) {
+        if (out === undefined) return false;
+        ok = false;
+      }
+    }
+    return ok;
+  };
+}
+
+/** Whether the fast evaluator can take this schema: every schema object reachable uses known keywords only. */
+export function fastSupports(root: JsonValue, lookup: Lookup, draft: SchemaDraft): boolean {
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!isObject(node as JsonValue) || seen.has(node)) continue;
+    seen.add(node);
+    const s = node as SchemaObject;
+    if (s["$recursiveAnchor"] === true) return false;
+    for (const k of Object.keys(s)) {
+      if (UNSUPPORTED.has(k)) return false;
+      if (k === "items" && Array.isArray(s[k])) return false;
+      if (!KNOWN.has(k)) continue;
+      const value = s[k];
+      if (k === "$ref") {
+        stack.push(lookup[(s as Schema).__absolute_ref__ ?? ""]);
+        continue;
+      }
+      if (Array.isArray(value)) stack.push(...value);
+      else if (isObject(value)) {
+        if (k === "properties" || k === "patternProperties" || k === "dependentSchemas") stack.push(...Object.values(value));
+        else stack.push(value);
+      }
+    }
+    if (draft === "draft-04" && (typeof s["exclusiveMinimum"] === "number" || typeof s["exclusiveMaximum"] === "number")) return false;
+  }
+  return true;
+}
+
+/**
+ * Compiles a schema (the working copy, with every `$ref` stamped) into a
+ * check. Call only when {@link fastSupports} said yes.
+ */
+export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft): (v: JsonValue) => ValidationIssue[] | undefined {
+  const memo = new Map<unknown, Check>();
+  const legacyRef = draft === "draft-04" || draft === "draft-06" || draft === "draft-07";
+
+  const compile = (schema: unknown): Check => {
+    const hit = memo.get(schema);
+    if (hit !== undefined) return hit;
+    let check: Check;
+    if (schema === true || schema === undefined) check = () => true;
+    else if (schema === false) check = (_v, out, ip, kp) => (out?.push({ keyword: "false", instanceLocation: ip, keywordLocation: kp, message: messages.falseSchema() }), false);
+    else {
+      // Placeholder first, so a schema that refers to itself finds it.
+      let real: Check | undefined;
+      memo.set(schema, (v, out, ip, kp) => real!(v, out, ip, kp));
+      real = build(schema as SchemaObject);
+      check = real;
+    }
+    memo.set(schema, check);
+    return check;
+  };
+
+  const refCheck = (s: SchemaObject): Check => {
+    const target = lookup[(s as Schema).__absolute_ref__ ?? ""];
+    let sub: Check | undefined;
+    return (v, out, ip, kp) => (sub ??= compile(target))(v, out, ip, out ? `${kp}/$ref` : kp);
+  };
+
+  const build = (s: SchemaObject): Check => {
+    if (s["$ref"] !== undefined && legacyRef) return refCheck(s);
+    const general: Check[] = [];
+    const strings: Check[] = [];
+    const numbers: Check[] = [];
+    const arrays: Check[] = [];
+    const objects: Check[] = [];
+
+    if (s["$ref"] !== undefined) general.push(refCheck(s));
+
+    const type = s["type"];
+    if (type !== undefined) {
+      const types = Array.isArray(type) ? (type as string[]) : [type as string];
+      general.push(types.length === 1
+        ? (v, out, ip, kp) => isType(v, types[0]!) || fail(out, "type", ip, kp, messages.type(type, v))
+        : (v, out, ip, kp) => types.some((t) => isType(v, t)) || fail(out, "type", ip, kp, messages.type(type, v)));
+    }
+    if (s["const"] !== undefined) {
+      const c = s["const"];
+      general.push((v, out, ip, kp) => jsonEqual(v, c) || fail(out, "const", ip, kp, messages.const(c)));
+    }
+    if (Array.isArray(s["enum"])) {
+      const values = s["enum"];
+      const primitives = new Set(values.filter((x) => typeof x !== "object" || x === null));
+      const composites = values.filter((x) => typeof x === "object" && x !== null);
+      general.push((v, out, ip, kp) =>
+        (typeof v !== "object" || v === null ? primitives.has(v as never) : composites.some((x) => jsonEqual(v, x))) || fail(out, "enum", ip, kp, messages.enum(values)));
+    }
+    if (s["not"] !== undefined) {
+      const sub = compile(s["not"]);
+      general.push((v, out, ip, kp) => !sub(v, undefined, ip, kp) || fail(out, "not", ip, kp, messages.not()));
+    }
+    if (Array.isArray(s["anyOf"])) {
+      const subs = s["anyOf"].map(compile);
+      general.push((v, out, ip, kp) => subs.some((c) => c(v, undefined, ip, kp)) || fail(out, "anyOf", ip, kp, messages.anyOf()));
+    }
+    if (Array.isArray(s["allOf"])) {
+      const subs = s["allOf"].map(compile);
+      general.push((v, out, ip, kp) => {
+        let ok = true;
+        for (let k = 0; k < subs.length; k++) {
+          if (!subs[k]!(v, out, ip, out ? `${kp}/allOf/${k}` : kp)) {
+            if (out === undefined) return false;
+            ok = false;
+          }
+        }
+        return ok;
+      });
+    }
+    if (Array.isArray(s["oneOf"])) {
+      const subs = s["oneOf"].map(compile);
+      general.push((v, out, ip, kp) => {
+        let matches = 0;
+        for (const c of subs) if (c(v, undefined, ip, kp)) matches++;
+        return matches === 1 || fail(out, "oneOf", ip, kp, messages.oneOf(matches));
+      });
+    }
+    if (s["if"] !== undefined) {
+      const cond = compile(s["if"]);
+      const then = s["then"] === undefined ? undefined : compile(s["then"]);
+      const otherwise = s["else"] === undefined ? undefined : compile(s["else"]);
+      general.push((v, out, ip, kp) => {
+        if (cond(v, undefined, ip, kp)) return then === undefined || then(v, out, ip, out ? `${kp}/then` : kp);
+        return otherwise === undefined || otherwise(v, out, ip, out ? `${kp}/else` : kp);
+      });
+    }
+
+    // Objects, in the other evaluator's order.
+    if (Array.isArray(s["required"])) {
+      const names = s["required"] as string[];
+      objects.push((v, out, ip, kp) => {
+        let ok = true;
+        for (const name of names) {
+          if (!hasOwn.call(v, name)) {
+            if (out === undefined) return false;
+            ok = fail(out, "required", ip, kp, messages.required(name));
+          }
+        }
+        return ok;
+      });
+    }
+    if (typeof s["minProperties"] === "number") {
+      const n = s["minProperties"];
+      objects.push((v, out, ip, kp) => Object.keys(v as object).length >= n || fail(out, "minProperties", ip, kp, messages.minProperties(n)));
+    }
+    if (typeof s["maxProperties"] === "number") {
+      const n = s["maxProperties"];
+      objects.push((v, out, ip, kp) => Object.keys(v as object).length <= n || fail(out, "maxProperties", ip, kp, messages.maxProperties(n)));
+    }
+    if (s["propertyNames"] !== undefined) {
+      const sub = compile(s["propertyNames"]);
+      objects.push((v, out, ip, kp) => {
+        let ok = true;
+        for (const key in v as object) {
+          if (!sub(key, undefined, ip, kp)) {
+            if (out === undefined) return false;
+            ok = fail(out, "propertyNames", ip, kp, messages.propertyName(key));
+          }
+        }
+        return ok;
+      });
+    }
+    if (isObject(s["dependentRequired"])) {
+      const deps = Object.entries(s["dependentRequired"]) as [string, string[]][];
+      objects.push((v, out, ip, kp) => {
+        let ok = true;
+        for (const [key, needed] of deps) {
+          if (!hasOwn.call(v, key)) continue;
+          for (const name of needed) {
+            if (!hasOwn.call(v, name)) {
+              if (out === undefined) return false;
+              ok = fail(out, "dependentRequired", ip, kp, messages.dependentRequired(key, name));
+            }
+          }
+        }
+        return ok;
+      });
+    }
+    if (isObject(s["dependentSchemas"])) {
+      const deps = Object.entries(s["dependentSchemas"]).map(([key, sub]) => [key, compile(sub), pointerToken(key)] as const);
+      objects.push((v, out, ip, kp) => {
+        let ok = true;
+        for (const [key, sub, token] of deps) {
+          if (hasOwn.call(v, key) && !sub(v, out, ip, out ? `${kp}/dependentSchemas/${token}` : kp)) {
+            if (out === undefined) return false;
+            ok = false;
+          }
+        }
+        return ok;
+      });
+    }
+    const properties = isObject(s["properties"]) ? s["properties"] : undefined;
+    if (properties !== undefined) {
+      const entries = Object.keys(properties).map((key) => [key, compile(properties[key]), pointerToken(key)] as const);
+      objects.push((v, out, ip, kp) => {
+        let ok = true;
+        for (const [key, sub, token] of entries) {
+          if (hasOwn.call(v, key) && !sub((v as Record<string, unknown>)[key], out, out ? `${ip}/${token}` : ip, out ? `${kp}/properties/${token}` : kp)) {
+            if (out === undefined) return false;
+            ok = false;
+          }
+        }
+        return ok;
+      });
+    }
+    const patternProperties = isObject(s["patternProperties"]) ? s["patternProperties"] : undefined;
+    const patterns = patternProperties === undefined
+      ? []
+      : Object.keys(patternProperties).map((p) => [new RegExp(p, "u"), compile(patternProperties[p]), pointerToken(p)] as const);
+    if (patterns.length > 0) {
+      objects.push((v, out, ip, kp) => {
+        let ok = true;
+        for (const [re, sub, token] of patterns) {
+          for (const key in v as object) {
+            if (re.test(key) && !sub((v as Record<string, unknown>)[key], out, out ? `${ip}/${pointerToken(key)}` : ip, out ? `${kp}/patternProperties/${token}` : kp)) {
+              if (out === undefined) return false;
+              ok = false;
+            }
+          }
+        }
+        return ok;
+      });
+    }
+    if (s["additionalProperties"] !== undefined) {
+      const extra = s["additionalProperties"];
+      const known = properties ?? {};
+      const covered = (key: string): boolean => hasOwn.call(known, key) || patterns.some(([re]) => re.test(key));
+      if (extra === false) {
+        objects.push((v, out, ip, kp) => {
+          let ok = true;
+          for (const key in v as object) {
+            if (!covered(key)) {
+              if (out === undefined) return false;
+              ok = fail(out, "additionalProperties", ip, kp, messages.unexpectedProperty(key));
+            }
+          }
+          return ok;
+        });
+      } else {
+        const sub = compile(extra);
+        objects.push((v, out, ip, kp) => {
+          let ok = true;
+          for (const key in v as object) {
+            if (!covered(key) && !sub((v as Record<string, unknown>)[key], out, out ? `${ip}/${pointerToken(key)}` : ip, out ? `${kp}/additionalProperties` : kp)) {
+              if (out === undefined) return false;
+              ok = false;
+            }
+          }
+          return ok;
+        });
+      }
+    }
+
+    // Arrays.
+    if (typeof s["maxItems"] === "number") {
+      const n = s["maxItems"];
+      arrays.push((v, out, ip, kp) => (v as unknown[]).length <= n || fail(out, "maxItems", ip, kp, messages.maxItems(n)));
+    }
+    if (typeof s["minItems"] === "number") {
+      const n = s["minItems"];
+      arrays.push((v, out, ip, kp) => (v as unknown[]).length >= n || fail(out, "minItems", ip, kp, messages.minItems(n)));
+    }
+    const prefix = Array.isArray(s["prefixItems"]) ? s["prefixItems"].map(compile) : [];
+    const items = s["items"] === undefined ? undefined : s["items"];
+    if (prefix.length > 0 || items !== undefined) {
+      const rest = items === undefined ? undefined : compile(items);
+      arrays.push((v, out, ip, kp) => {
+        const a = v as unknown[];
+        let ok = true;
+        const n = Math.min(prefix.length, a.length);
+        for (let k = 0; k < n; k++) {
+          if (!prefix[k]!(a[k], out, out ? `${ip}/${k}` : ip, out ? `${kp}/prefixItems/${k}` : kp)) {
+            if (out === undefined) return false;
+            ok = false;
+          }
+        }
+        if (rest !== undefined) {
+          for (let k = n; k < a.length; k++) {
+            if (items === false) {
+              if (out === undefined) return false;
+              ok = fail(out, "items", ip, kp, messages.unexpectedItem(k));
+            } else if (!rest(a[k], out, out ? `${ip}/${k}` : ip, out ? `${kp}/items` : kp)) {
+              if (out === undefined) return false;
+              ok = false;
+            }
+          }
+        }
+        return ok;
+      });
+    }
+    if (s["contains"] !== undefined) {
+      const sub = compile(s["contains"]);
+      const min = typeof s["minContains"] === "number" ? s["minContains"] : undefined;
+      const max = typeof s["maxContains"] === "number" ? s["maxContains"] : undefined;
+      arrays.push((v, out, ip, kp) => {
+        const a = v as unknown[];
+        if (a.length === 0 && min === undefined) return fail(out, "contains", ip, kp, messages.contains());
+        if (min !== undefined && a.length < min) return fail(out, "minContains", ip, kp, messages.minContains(min));
+        let matched = 0;
+        for (const item of a) if (sub(item, undefined, ip, kp)) matched++;
+        if (min === undefined && matched === 0) return fail(out, "contains", ip, kp, messages.contains());
+        if (min !== undefined && matched < min) return fail(out, "minContains", ip, kp, messages.minContains(min));
+        if (max !== undefined && matched > max) return fail(out, "maxContains", ip, kp, messages.maxContains(max));
+        return true;
+      });
+    }
+    if (s["uniqueItems"] === true) {
+      arrays.push((v, out, ip, kp) => {
+        const a = v as unknown[];
+        for (let j = 0; j < a.length; j++) {
+          for (let k = j + 1; k < a.length; k++) if (jsonEqual(a[j], a[k])) return fail(out, "uniqueItems", ip, kp, messages.uniqueItems(j, k));
+        }
+        return true;
+      });
+    }
+
+    // Numbers.
+    const min = s["minimum"];
+    const max = s["maximum"];
+    const xmin = s["exclusiveMinimum"];
+    const xmax = s["exclusiveMaximum"];
+    if (draft === "draft-04") {
+      if (typeof min === "number") {
+        const ex = xmin === true;
+        numbers.push((v, out, ip, kp) => (ex ? (v as number) > min : (v as number) >= min) || fail(out, "minimum", ip, kp, messages.bound(ex ? ">" : ">=", min)));
+      }
+      if (typeof max === "number") {
+        const ex = xmax === true;
+        numbers.push((v, out, ip, kp) => (ex ? (v as number) < max : (v as number) <= max) || fail(out, "maximum", ip, kp, messages.bound(ex ? "<" : "<=", max)));
+      }
+    } else {
+      if (typeof min === "number") numbers.push((v, out, ip, kp) => (v as number) >= min || fail(out, "minimum", ip, kp, messages.bound(">=", min)));
+      if (typeof max === "number") numbers.push((v, out, ip, kp) => (v as number) <= max || fail(out, "maximum", ip, kp, messages.bound("<=", max)));
+      if (typeof xmin === "number") numbers.push((v, out, ip, kp) => (v as number) > xmin || fail(out, "exclusiveMinimum", ip, kp, messages.bound(">", xmin)));
+      if (typeof xmax === "number") numbers.push((v, out, ip, kp) => (v as number) < xmax || fail(out, "exclusiveMaximum", ip, kp, messages.bound("<", xmax)));
+    }
+    if (typeof s["multipleOf"] === "number") {
+      const m = s["multipleOf"];
+      numbers.push((v, out, ip, kp) => isMultipleOf(v as number, m) || fail(out, "multipleOf", ip, kp, messages.multipleOf(m)));
+    }
+
+    // Strings.
+    if (typeof s["minLength"] === "number") {
+      const n = s["minLength"];
+      strings.push((v, out, ip, kp) => ((v as string).length >= n * 2 || codePoints(v as string) >= n) || fail(out, "minLength", ip, kp, messages.minLength(n)));
+    }
+    if (typeof s["maxLength"] === "number") {
+      const n = s["maxLength"];
+      strings.push((v, out, ip, kp) => ((v as string).length <= n || codePoints(v as string) <= n) || fail(out, "maxLength", ip, kp, messages.maxLength(n)));
+    }
+    if (typeof s["pattern"] === "string") {
+      const p = s["pattern"];
+      const re = new RegExp(p, "u");
+      strings.push((v, out, ip, kp) => re.test(v as string) || fail(out, "pattern", ip, kp, messages.pattern(p)));
+    }
+    // An annotation-only format was removed from the working copy by the compiler.
+    if (typeof s["format"] === "string") {
+      const name = s["format"];
+      const test = (FORMATS as Record<string, ((s: string) => boolean) | undefined>)[name];
+      if (test !== undefined) strings.push((v, out, ip, kp) => test(v as string) || fail(out, "format", ip, kp, messages.format(name)));
+    }
+
+    const g = all(general);
+    const str = all(strings);
+    const num = all(numbers);
+    const arr = all(arrays);
+    const obj = all(objects);
+    return (v, out, ip, kp) => {
+      let ok = g === undefined || g(v, out, ip, kp);
+      if (!ok && out === undefined) return false;
+      if (typeof v === "string") return (str === undefined || str(v, out, ip, kp)) && ok;
+      if (typeof v === "number") return (num === undefined || num(v, out, ip, kp)) && ok;
+      if (typeof v === "object" && v !== null) {
+        if (Array.isArray(v)) return (arr === undefined || arr(v, out, ip, kp)) && ok;
+        ok = (obj === undefined || obj(v, out, ip, kp)) && ok;
+      }
+      return ok;
+    };
+  };
+
+  const rootCheck = compile(root);
+  return (v) => {
+    if (rootCheck(v, undefined, "", "")) return undefined;
+    const out: Out = [];
+    rootCheck(v, out, "", "");
+    return out;
+  };
+}

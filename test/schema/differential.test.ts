@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { compileSchema, type CompiledSchema, type JsonValue, type SchemaDraft } from "../../src/index.js";
+import { suiteDir } from "../helpers/suites.js";
+
+/**
+ * The fast evaluator must give @cfworker/json-schema's verdict, and the same
+ * issues (location and message, in order), on everything it takes.
+ */
+const shape = (c: CompiledSchema, v: unknown): unknown => {
+  const r = c.validate(v as JsonValue);
+  return { valid: r.valid, issues: r.issues.map((i) => `${i.instanceLocation} ${i.message}`) };
+};
+
+const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
+const DRAFTS: Record<string, SchemaDraft> = { draft7: "draft-07", "draft2020-12": "2020-12" };
+
+describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON Schema Test Suite", () => {
+  for (const [folder, draft] of Object.entries(DRAFTS)) {
+    it(`${folder}: same verdicts and issues on every case the fast evaluator takes`, () => {
+      let fastCases = 0;
+      let totalCases = 0;
+      const mismatches: string[] = [];
+      for (const file of readdirSync(join(dir, "tests", folder)).filter((f) => f.endsWith(".json"))) {
+        for (const c of JSON.parse(readFileSync(join(dir, "tests", folder, file), "utf8")) as { description: string; schema: unknown; tests: { data: unknown; valid: boolean }[] }[]) {
+          let auto: CompiledSchema;
+          try {
+            auto = compileSchema(c.schema, { defaultDraft: draft });
+          } catch {
+            continue;
+          }
+          totalCases++;
+          if (auto.evaluator !== "fast") continue;
+          fastCases++;
+          const reference = compileSchema(c.schema, { defaultDraft: draft, evaluator: "reference" });
+          for (const t of c.tests) {
+            const a = JSON.stringify(shape(auto, t.data));
+            const b = JSON.stringify(shape(reference, t.data));
+            if (a !== b) mismatches.push(`${file}: ${c.description}: fast ${a} reference ${b}`);
+            if (auto.validate(t.data as JsonValue).valid !== t.valid) mismatches.push(`${file}: ${c.description}: wrong verdict`);
+          }
+        }
+      }
+      expect(mismatches).toEqual([]);
+      // Most of the suite's schemas stay on the fast path.
+      console.log(`${folder}: ${fastCases} of ${totalCases} compiled cases on the fast evaluator`);
+      expect(fastCases / totalCases).toBeGreaterThan(0.75);
+    });
+  }
+});
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SCHEMAS: unknown[] = [
+  {
+    type: "object",
+    additionalProperties: false,
+    required: ["path", "mode"],
+    properties: {
+      path: { type: "string", minLength: 1, maxLength: 12, pattern: "^[a-z]" },
+      mode: { enum: ["a", "b", 1, null] },
+      n: { type: ["integer", "null"], minimum: -3, exclusiveMaximum: 7, multipleOf: 2 },
+      tags: { type: "array", items: { type: "string" }, maxItems: 3, uniqueItems: true, contains: { const: "x" } },
+      meta: { type: "object", minProperties: 1, maxProperties: 2, propertyNames: { maxLength: 2 }, additionalProperties: { type: "boolean" } },
+    },
+  },
+  {
+    $defs: { node: { type: "object", properties: { v: { type: "number" }, next: { anyOf: [{ $ref: "#/$defs/node" }, { type: "null" }] } }, required: ["v"] } },
+    oneOf: [{ $ref: "#/$defs/node" }, { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false }],
+  },
+  {
+    type: "object",
+    patternProperties: { "^x-": { type: "string" }, "^n": { type: "integer" } },
+    additionalProperties: false,
+    dependentRequired: { a: ["b"] },
+    dependentSchemas: { c: { required: ["d"] } },
+    if: { required: ["k"] },
+    then: { properties: { k: { const: 1 } } },
+    else: { not: { required: ["z"] } },
+  },
+  {
+    $schema: "http://json-schema.org/draft-04/schema#",
+    type: "object",
+    properties: { m: { minimum: 2, exclusiveMinimum: true, maximum: 5, exclusiveMaximum: false }, r: { $ref: "#/definitions/r", type: "string" } },
+    definitions: { r: { type: "integer" } },
+  },
+];
+
+function randomValue(r: () => number, depth: number): unknown {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
+  switch (Math.floor(r() * (depth > 3 ? 5 : 8))) {
+    case 0:
+      return null;
+    case 1:
+      return r() < 0.5;
+    case 2:
+      return pick([0, 1, 2, 3, 4, 5, 6, 7, -3, -4, 2.5, 1e21, 0.1]);
+    case 3:
+    case 4:
+      return pick(["", "a", "x", "Ab", "abcdefghijklmnop", "é😀", "x-1", "n"]);
+    case 5:
+      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
+    default: {
+      const o: Record<string, unknown> = {};
+      for (let n = Math.floor(r() * 5); n > 0; n--) o[pick(["path", "mode", "n", "tags", "meta", "v", "next", "x-a", "n1", "a", "b", "c", "d", "k", "z", "m", "r", "zz", "abc"])] = randomValue(r, depth + 1);
+      return o;
+    }
+  }
+}
+
+describe("fast evaluator = reference evaluator, on fuzzed instances", () => {
+  it("agrees on 20,000 random instances over tool-like schemas", () => {
+    const r = rng(7);
+    for (const schema of SCHEMAS) {
+      const auto = compileSchema(schema);
+      const reference = compileSchema(schema, { evaluator: "reference" });
+      expect(auto.evaluator).toBe("fast");
+      for (let n = 0; n < 5000; n++) {
+        const v = randomValue(r, 0);
+        expect(shape(auto, v), JSON.stringify(v)).toEqual(shape(reference, v));
+      }
+    }
+  });
+});
