@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { rng } from "../helpers/rng.js";
 import { isIsoagentError, JsonBoundaryError, MAX_JSON_DEPTH, parseJson, tryParseJson } from "../../src/index.js";
 import { scanJson } from "../../src/json/scan.js";
 
@@ -140,17 +141,6 @@ describe("parseJson: accepted values", () => {
   });
 });
 
-// A small deterministic generator, so failures reproduce.
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomValue(r: () => number, depth: number): unknown {
   const k = Math.floor(r() * (depth > 4 ? 4 : 7));

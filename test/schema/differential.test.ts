@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { rng } from "../helpers/rng.js";
 import { compileSchema, type CompiledSchema, type JsonValue, type SchemaDraft } from "../../src/index.js";
 import { suiteDir } from "../helpers/suites.js";
 
@@ -50,16 +51,6 @@ describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON S
   }
 });
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SCHEMAS: unknown[] = [
   {

@@ -1,7 +1,6 @@
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PLATFORM_OPTIONS } from "../../scripts/lib/bundle.js";
+import { startWorker } from "../helpers/workerd.js";
 
 // The core bundled as a Worker would bundle it, run in plain miniflare:
 // workerd with its default policy, which refuses eval and new Function
@@ -9,17 +8,7 @@ import { PLATFORM_OPTIONS } from "../../scripts/lib/bundle.js";
 let mf: Miniflare;
 
 beforeAll(async () => {
-  const bundle = await build({
-    entryPoints: ["test/workerd/worker-entry.ts"],
-    bundle: true,
-    format: "esm",
-    ...PLATFORM_OPTIONS.workers,
-    target: "es2022",
-    write: false,
-    logLevel: "silent",
-  });
-  mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: "2026-07-01" });
-  await mf.ready;
+  mf = await startWorker("test/workerd/worker-entry.ts");
 });
 
 afterAll(async () => {

@@ -1,15 +1,12 @@
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PLATFORM_OPTIONS } from "../../scripts/lib/bundle.js";
+import { startWorker } from "../helpers/workerd.js";
 
 // The Worker wrangler.toml names, bundled as wrangler would and run in workerd.
 let mf: Miniflare;
 
 beforeAll(async () => {
-  const bundle = await build({ entryPoints: ["examples/worker/index.ts"], bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, target: "es2022", write: false, logLevel: "silent" });
-  mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: "2026-07-01" });
-  await mf.ready;
+  mf = await startWorker("examples/worker/index.ts");
 });
 
 afterAll(async () => {
