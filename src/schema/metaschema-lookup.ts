@@ -23,6 +23,12 @@ let shared: Lookup | undefined;
  * metaschema (`.../2020-12/schema`) its dynamic scope always resolves
  * `#meta` to that dialect metaschema. So each is rewritten to a `$ref` to it;
  * the compiler refuses references that would enter elsewhere.
+ *
+ * Their `format`s are dropped (kept as annotations): the draft-04 metaschema
+ * says `id` is a "uri", yet relative ids are how draft-04 schemas are
+ * written, and a format checker would refuse them. Patterns are checked as
+ * regular expressions by the compiler itself; a reference that is not a
+ * valid URI reference fails when it is resolved.
  */
 export function metaschemaLookup(): Lookup {
   if (shared !== undefined) return shared;
@@ -30,6 +36,7 @@ export function metaschemaLookup(): Lookup {
   for (const original of METASCHEMAS) {
     const meta = cloneJson(original);
     forEachSchemaObject(meta, (node) => {
+      delete node["format"];
       if (node["$dynamicRef"] === "#meta") {
         delete node["$dynamicRef"];
         node["$ref"] = META_2020_TOP;

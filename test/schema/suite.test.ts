@@ -32,3 +32,19 @@ describe.skipIf(!present)("JSON Schema Test Suite, required tests (../shared/sui
     expect(r.refused.filter((c) => c.rule === "unsupported keyword").map((c) => c.caseDescription)).toEqual(["multiple dynamic paths to the $dynamicRef keyword"]);
   });
 });
+
+describe("the conformance runner on other drafts (a fixture laid out as upstream)", () => {
+  const reports = runSchemaConformance("test/fixtures/schema-suite");
+  it("maps draft4 and draft2019-09 folders to their drafts, and skips unknown folders", () => {
+    expect(reports.map((r) => [r.dir, r.draft ?? null])).toEqual([
+      ["draft-next", null],
+      ["draft2019-09", "2019-09"],
+      ["draft4", "draft-04"],
+    ]);
+  });
+  it("evaluates them with their draft's rules", () => {
+    const byDir = Object.fromEntries(reports.map((r) => [r.dir, r]));
+    expect(byDir["draft4"]).toMatchObject({ passed: 5, failed: [], refusedByRule: { "refers outside itself": 1 } });
+    expect(byDir["draft2019-09"]).toMatchObject({ passed: 4, failed: [], refusedByRule: {} });
+  });
+});
