@@ -35,7 +35,25 @@ export type IsoagentErrorCode =
   | "TOOL_TERMINAL_INVALID"
   | "TOOL_OUTPUT_POLICY_INVALID"
   | "TOOL_RESOURCES_INVALID"
-  | "TOOL_SPEC_INVALID";
+  | "TOOL_SPEC_INVALID"
+  // journal
+  | "JOURNAL_INVALID"
+  | "JOURNAL_HASH_MISMATCH"
+  // stores
+  | "JOURNAL_CONFLICT"
+  | "LEASE_NOT_HELD"
+  | "RUN_EXISTS"
+  | "RUN_NOT_FOUND"
+  | "STORE_INVALID_APPEND"
+  | "STORE_UNAVAILABLE"
+  // driver
+  | "TOOL_SHAPE_CHANGED"
+  | "APPROVAL_NOT_FOUND"
+  | "APPROVAL_HASH_MISMATCH"
+  | "APPROVAL_NOT_PENDING"
+  | "RUN_NOT_ACTIVE"
+  | "DRIVER_INVALID"
+  | "AGENT_ERROR";
 
 // A registered symbol, so that two copies of this module (two bundles on one
 // page) still recognise each other's errors.

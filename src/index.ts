@@ -10,3 +10,10 @@ export { IsoagentError, isIsoagentError, type IsoagentErrorCode } from "./errors
 export * from "./json/index.js";
 export * from "./schema/index.js";
 export * from "./tools/index.js";
+export * from "./ids.js";
+export * from "./clock.js";
+export * from "./journal/index.js";
+export * from "./store/index.js";
+export * from "./policy/index.js";
+export * from "./agents/index.js";
+export * from "./driver/index.js";

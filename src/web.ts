@@ -51,3 +51,44 @@ export async function sha256Bytes(data: Uint8Array): Promise<Uint8Array> {
   }
   return new Uint8Array(await subtle.digest("SHA-256", data));
 }
+
+/** The part of `AbortSignal` the core uses. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+/** The part of `AbortController` the core uses. */
+export interface AbortControllerLike {
+  readonly signal: AbortSignalLike;
+  abort(reason?: unknown): void;
+}
+
+interface TimerGlobals {
+  AbortController: new () => AbortControllerLike;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  crypto?: { randomUUID?: () => string };
+}
+
+const timers = globalThis as unknown as TimerGlobals;
+
+/** A new `AbortController` (Web standard on every platform the core targets). */
+export function newAbortController(): AbortControllerLike {
+  return new timers.AbortController();
+}
+
+/** Runs `fn` after `ms` milliseconds of real time; returns a function that cancels it. */
+export function after(ms: number, fn: () => void): () => void {
+  const handle = timers.setTimeout(fn, ms);
+  return () => timers.clearTimeout(handle);
+}
+
+/** A random UUID (v4) from `crypto.randomUUID`. */
+export function randomUuid(): string {
+  const f = timers.crypto?.randomUUID;
+  if (f === undefined) throw new Error("crypto.randomUUID is not available on this platform");
+  return f.call(timers.crypto);
+}

@@ -2,6 +2,7 @@ import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 import { encodeUtf8, sha256Bytes } from "../web.js";
 import { MAX_JSON_DEPTH, type JsonValue } from "./parse.js";
 import { isWellFormed } from "./well-formed.js";
+import { sha256HexSync } from "./sha256.js";
 
 /** The codes a value can be refused with when it is not usable JSON. */
 export type JsonValueErrorCode = Extract<IsoagentErrorCode, "JSON_NOT_SERIALIZABLE" | "JSON_TOO_DEEP" | "JSON_LONE_SURROGATE">;
@@ -185,4 +186,9 @@ export async function sha256Hex(input: string | Uint8Array): Promise<string> {
  */
 export async function hashJson(value: unknown): Promise<string> {
   return sha256Hex(canonicalJson(value));
+}
+
+/** SHA-256 of a value's canonical JSON, synchronously (see sha256HexSync). */
+export function hashJsonSync(value: unknown): string {
+  return sha256HexSync(canonicalJson(value));
 }

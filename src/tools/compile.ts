@@ -10,6 +10,7 @@ import {
   SIDE_EFFECTS,
   type OutputPolicy,
   type Permission,
+  type ResolvedOutputPolicy,
   type ResourceRef,
   type SideEffect,
   type ToolSpec,
@@ -51,7 +52,7 @@ export interface CompiledTool<Args = JsonValue> {
   readonly permission: Permission;
   readonly parallelSafe: boolean;
   /** With the defaults filled in. */
-  readonly outputPolicy: Required<OutputPolicy>;
+  readonly outputPolicy: ResolvedOutputPolicy;
   readonly resources: ((args: Args) => readonly ResourceRef[]) | undefined;
   readonly schema: CompiledSchema;
   /**
@@ -175,7 +176,7 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
   return Object.freeze(tool);
 }
 
-function checkOutputPolicy(p: OutputPolicy | undefined, fail: (what: string) => never): Required<OutputPolicy> {
+function checkOutputPolicy(p: OutputPolicy | undefined, fail: (what: string) => never): ResolvedOutputPolicy {
   if (p === undefined) return DEFAULT_OUTPUT_POLICY;
   if (typeof p !== "object" || p === null) return fail(`outputPolicy must be an object, not ${shown(p)}`);
   const maxVisibleBytes: unknown = p.maxVisibleBytes ?? DEFAULT_OUTPUT_POLICY.maxVisibleBytes;

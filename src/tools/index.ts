@@ -12,6 +12,7 @@ export {
   SIDE_EFFECTS,
   type OutputPolicy,
   type Permission,
+  type ResolvedOutputPolicy,
   type ResourceRef,
   type SideEffect,
   type ToolSpec,
@@ -19,3 +20,4 @@ export {
 export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolSpecErrorCode } from "./compile.js";
 export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
 export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";
+export { abortRun, AbortRunError, defineTool, isAbortRun, ToolError, type Tool, type ToolContext } from "./tool.js";

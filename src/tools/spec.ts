@@ -39,8 +39,15 @@ export interface OutputPolicy {
   readonly keepFull?: boolean | undefined;
 }
 
+/** An output policy with every field decided. */
+export interface ResolvedOutputPolicy {
+  readonly maxVisibleBytes: number;
+  readonly strategy: "head" | "tail";
+  readonly keepFull: boolean;
+}
+
 /** The defaults of {@link OutputPolicy}. */
-export const DEFAULT_OUTPUT_POLICY: Required<OutputPolicy> = Object.freeze({
+export const DEFAULT_OUTPUT_POLICY: ResolvedOutputPolicy = Object.freeze({
   maxVisibleBytes: 64 * 1024,
   strategy: "tail",
   keepFull: true,

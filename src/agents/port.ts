@@ -1,0 +1,59 @@
+/**
+ * The Agent port: the model proposes, the runtime disposes. What an agent is
+ * shown is a pure function of the run's journal (so recording and replay are
+ * exact), built incrementally as the journal grows.
+ */
+import { IsoagentError } from "../errors.js";
+import type { JsonValue } from "../json/index.js";
+import type { TranscriptItem } from "../journal/index.js";
+import type { JsonSchema } from "../schema/index.js";
+import type { AbortSignalLike } from "../web.js";
+
+/** A tool as the agent is offered it. */
+export interface ExposedTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+}
+
+/** What the agent sees when asked for a step. Nothing in it is run-specific. */
+export interface AgentView {
+  readonly task: JsonValue;
+  /** Every tool but those whose permission is deny. */
+  readonly tools: readonly ExposedTool[];
+  /** Task, decisions and observations so far. Read it; do not change it. */
+  readonly transcript: readonly TranscriptItem[];
+  /** The step being decided (1 for the first). */
+  readonly step: number;
+}
+
+/** A call an agent asks for; `args` is the raw argument text, `callId` the provider's id when it has one. */
+export interface ProposedCall {
+  readonly name: string;
+  readonly args: string;
+  readonly callId?: string | undefined;
+}
+
+/** What an agent answers: calls to make, or the final output. */
+export type AgentDecision =
+  | { readonly kind: "calls"; readonly calls: readonly ProposedCall[]; readonly text?: string | undefined }
+  | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string | undefined };
+
+export interface Agent {
+  decide(view: AgentView, context: { readonly signal: AbortSignalLike }): Promise<AgentDecision>;
+}
+
+/**
+ * An agent's failure. `retryable` (a network failure, a rate limit the
+ * adapter gave up on) leaves the run to be resumed later; otherwise the run
+ * fails with reason `agent_error` and this message, which adapters keep free
+ * of secrets.
+ */
+export class AgentError extends IsoagentError {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super("AGENT_ERROR", message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AgentError";
+    this.retryable = options.retryable === true;
+  }
+}

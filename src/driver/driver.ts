@@ -1,0 +1,157 @@
+import { systemClock } from "../clock.js";
+import { randomIds, type ApprovalId, type RunId } from "../ids.js";
+import { cloneJson, type JsonValue } from "../json/index.js";
+import { seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
+import { allowAll } from "../policy/index.js";
+import { memoryStore } from "../store/index.js";
+import { compileTools, type Tool } from "../tools/index.js";
+import { randomUuid, type AbortSignalLike } from "../web.js";
+import { shapeChecker, shapeHash, type DriverContext, type ToolEntry } from "./context.js";
+import { loadState } from "./load.js";
+import { approve, cancel, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
+import { redactor } from "./redact.js";
+import { Session } from "./session.js";
+import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from "./types.js";
+
+/** A driver: advances runs in its store, one lease at a time. */
+export interface Driver {
+  /** Creates a run for `task` and drives it until it ends, waits for an operator, or must stop. */
+  start(task: JsonValue, options?: { runId?: RunId; signal?: AbortSignalLike }): Promise<RunOutcome>;
+  /** Drives an existing run (after a crash, a reload, an answer). `stopped: "busy"` when another driver holds it. */
+  resume(runId: RunId, options?: { signal?: AbortSignalLike }): Promise<RunOutcome>;
+  /** Drives every runnable run in the store; runs held by other drivers are skipped. */
+  driveAll(options?: { signal?: AbortSignalLike; concurrency?: number }): Promise<RunOutcome[]>;
+  /** Approves a pending request (quoting its hash). A call may then start; an interrupted side effect is run again. */
+  approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<RunState>;
+  /** Denies a pending request: the agent is told the call was declined; an interrupted side effect is recorded as not done. */
+  deny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<RunState>;
+  /** Settles a pending request with an explicit resolution (run again, record a result, record a failure). */
+  settle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<RunState>;
+  /** Cancels a run: it ends CANCELLED; a call in flight is not recalled, its outcome is appended late. */
+  cancel(runId: RunId, options: { by: string; reason?: string }): Promise<RunState>;
+  /** The run's state, from its journal. */
+  state(runId: RunId): Promise<RunState>;
+  /** The run's events from `fromSeq`. */
+  events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new DriverError("DRIVER_INVALID", `${name} must be a finite number >= 0, not ${String(value)}`);
+  return value;
+}
+
+function resolveLimits(limits: Partial<Limits> | undefined): Limits {
+  return Object.freeze({
+    maxSteps: positive("limits.maxSteps", limits?.maxSteps, DEFAULT_LIMITS.maxSteps),
+    maxConsecutiveFailures: positive("limits.maxConsecutiveFailures", limits?.maxConsecutiveFailures, DEFAULT_LIMITS.maxConsecutiveFailures),
+    runTimeoutMs: positive("limits.runTimeoutMs", limits?.runTimeoutMs, DEFAULT_LIMITS.runTimeoutMs),
+  });
+}
+
+/**
+ * Creates a driver. Every tool is checked as {@link compileTool} checks it
+ * (the same errors), a name used twice is refused, and a tool whose
+ * permission is deny is never offered to the agent.
+ *
+ * @example
+ * ```ts
+ * const driver = createDriver({ store: memoryStore(), agent, tools: [readFile, writeFile] })
+ * const outcome = await driver.start({ goal: "tidy notes/" })
+ * if (outcome.status === "waiting") {
+ *   const [request] = outcome.approvals
+ *   await driver.approve(outcome.runId, request.approvalId, { requestHash: request.requestHash, by: "ana" })
+ *   await driver.resume(outcome.runId)
+ * }
+ * ```
+ */
+export function createDriver(options: DriverOptions): Driver {
+  if (typeof options !== "object" || options === null || typeof options.agent?.decide !== "function") {
+    throw new DriverError("DRIVER_INVALID", "createDriver needs an agent with a decide function");
+  }
+  if (!Array.isArray(options.tools)) throw new DriverError("DRIVER_INVALID", "createDriver needs a list of tools");
+  for (const t of options.tools) {
+    if (typeof (t as { call?: unknown })?.call !== "function") throw new DriverError("DRIVER_INVALID", `tool ${JSON.stringify((t as { name?: unknown })?.name)} has no call function`);
+  }
+  const compiled = compileTools(options.tools);
+  const tools = new Map<string, ToolEntry>(compiled.map((c, k) => [c.name, { compiled: c, tool: options.tools[k]! }]));
+  const offered = compiled.filter((c) => c.permission !== "deny");
+  const shapes = offered.map((c) => ({ name: c.name, specHash: shapeHash(c) }));
+  const ids = options.ids ?? randomIds();
+  const clock = options.clock ?? systemClock;
+  const limits = resolveLimits(options.limits);
+  const ctx: DriverContext = {
+    store: options.store ?? memoryStore({ clock }),
+    agent: options.agent,
+    policy: options.policy ?? allowAll,
+    clock,
+    limits,
+    reconcile: options.reconcile,
+    redact: redactor(options.secrets ?? []),
+    owner: options.owner ?? `driver_${randomUuid()}`,
+    leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, 30_000) || 30_000,
+    snapshotEvery: positive("snapshotEvery", options.snapshotEvery, 256) || 256,
+    faults: options.faults,
+    tools,
+    exposed: offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema })),
+    exposedNames: offered.map((c) => c.name),
+    shapes,
+    checkShapes: shapeChecker(shapes),
+  };
+
+  const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => {
+    const s = await loadState(ctx.store, runId);
+    return {
+      runId,
+      status: s.status,
+      seq: s.seq,
+      approvals: Object.values(s.approvals).filter((a) => a.status === "pending"),
+      ...(s.output !== undefined ? { output: s.output } : {}),
+      ...(s.failure !== undefined ? { failure: s.failure } : {}),
+      ...(stopped !== undefined ? { stopped } : {}),
+    };
+  };
+
+  const resume = async (runId: RunId, opts: { signal?: AbortSignalLike } = {}): Promise<RunOutcome> => {
+    const session = await Session.open(ctx, runId, opts.signal);
+    if (session === null) return idle(runId, "busy");
+    return session.drive();
+  };
+
+  return {
+    async start(task, opts = {}) {
+      let value: JsonValue;
+      try {
+        value = cloneJson(task);
+      } catch (e) {
+        throw new DriverError("DRIVER_INVALID", `the task must be JSON: ${e instanceof Error ? e.message : "unknown"}`);
+      }
+      const runId = opts.runId ?? ids.runId();
+      const first = seal({ v: 1, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
+      await ctx.store.createRun(first);
+      return resume(runId, opts.signal === undefined ? {} : { signal: opts.signal });
+    },
+    resume,
+    async driveAll(opts = {}) {
+      const runs = await ctx.store.listRuns({ status: ["running"] });
+      const queue = runs.map((r) => r.runId);
+      const out: RunOutcome[] = [];
+      const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, queue.length)) }, async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          if (opts.signal?.aborted === true) return;
+          out.push(await resume(id, opts.signal === undefined ? {} : { signal: opts.signal }));
+        }
+      });
+      await Promise.all(workers);
+      return out;
+    },
+    approve: (runId, approvalId, answer) => approve(ctx, runId, approvalId, answer),
+    deny: (runId, approvalId, answer) => deny(ctx, runId, approvalId, answer),
+    settle: (runId, approvalId, answer) => settle(ctx, runId, approvalId, answer),
+    cancel: (runId, opts) => cancel(ctx, runId, opts),
+    state: (runId) => loadState(ctx.store, runId),
+    events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
+  };
+}
+
+export type { Tool };

@@ -1,0 +1,23 @@
+/**
+ * The durable driver: the run loop, recovery and reconciliation.
+ *
+ * @module
+ */
+export { createDriver, type Driver } from "./driver.js";
+export { type ApprovalAnswer, type Settlement } from "./operator.js";
+export { REDACTED, redactor, redactJson, type Redactor } from "./redact.js";
+export { idempotencyKey } from "./session.js";
+export {
+  Crash,
+  DEFAULT_LIMITS,
+  DriverError,
+  isCrash,
+  type DriverErrorCode,
+  type DriverOptions,
+  type FaultPoint,
+  type Faults,
+  type InterruptedCall,
+  type ReconcileHook,
+  type Reconciliation,
+  type RunOutcome,
+} from "./types.js";

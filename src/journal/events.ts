@@ -1,0 +1,216 @@
+/**
+ * The journal's events: a versioned discriminated union. A run's state is a
+ * pure function of its events (see reduce.ts). Version 1; a new version adds
+ * a changelog line in DEVELOPERS.md and a fixture, and old fixtures stay
+ * readable.
+ */
+import type { ApprovalId, CallId, RunId } from "../ids.js";
+import type { JsonValue } from "../json/index.js";
+import type { Permission, ResourceRef, SideEffect } from "../tools/index.js";
+
+/** The journal format this code writes. */
+export const JOURNAL_VERSION = 1;
+
+/** Fields every event has. */
+export interface EventBase {
+  /** Journal format version. */
+  readonly v: 1;
+  /** 1-based position in the run's journal. */
+  readonly seq: number;
+  /** When the event was written, by the writer's clock (ms since the epoch). */
+  readonly at: number;
+  /** The previous event's hash ("" for the first). */
+  readonly prev: string;
+  /** SHA-256 of the canonical JSON of this event without `hash`. */
+  readonly hash: string;
+}
+
+/** Run limits, fixed at creation. */
+export interface Limits {
+  /** Most steps (agent decisions) a run may take. */
+  readonly maxSteps: number;
+  /** Most failed calls in a row (tool_error, invalid_decision) before the run fails. */
+  readonly maxConsecutiveFailures: number;
+  /** Wall-clock budget from creation, in ms; 0 for none. */
+  readonly runTimeoutMs: number;
+}
+
+/** A call the agent asked for. `args` is the raw argument text, as the model wrote it. */
+export interface DecidedCall {
+  readonly callId: CallId;
+  readonly name: string;
+  readonly args: string;
+}
+
+/** What the agent returned for a step. */
+export type Decision =
+  | { readonly kind: "calls"; readonly calls: readonly DecidedCall[]; readonly text?: string }
+  | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string };
+
+/** What the agent is shown about a call. Model-facing: nothing run-specific. */
+export type Observation =
+  | {
+      readonly type: "result";
+      readonly content: JsonValue;
+      /** Present when the visible content was cut; the full output is the artifact. */
+      readonly truncated?: { readonly strategy: "head" | "tail"; readonly totalBytes: number; readonly shownBytes: number; readonly artifact: string };
+    }
+  | {
+      readonly type: "tool_error";
+      readonly failure: "error" | "timeout" | "invalid_content";
+      /** The error contract, as one text: `Error: ...`, `[Next: ...]`, `[Recovery: ...]`. */
+      readonly error: string;
+      /** For invalid_content: the bytes as text, or base64 when they are not UTF-8. */
+      readonly content?: string;
+      readonly content_base64?: string;
+      readonly reason?: string;
+    }
+  | { readonly type: "invalid_decision"; readonly error: string }
+  | { readonly type: "denied"; readonly error: string }
+  | { readonly type: "interrupted"; readonly error: string };
+
+/** What an approval request shows the operator, and what its hash binds. */
+export interface ApprovalRequest {
+  readonly kind: "call" | "interrupted_side_effect";
+  readonly runId: RunId;
+  readonly step: number;
+  readonly callId: CallId;
+  readonly attempt: number;
+  readonly tool: string;
+  /** The checked arguments (canonical JSON when hashed). */
+  readonly args: JsonValue;
+  readonly argsHash: string;
+  readonly sideEffect: SideEffect;
+  readonly resources: readonly ResourceRef[];
+}
+
+/** How an interrupted side effect is settled. */
+export type Resolution = "run_again" | "record_result" | "record_failure";
+
+export interface RunCreated extends EventBase {
+  readonly type: "run.created";
+  readonly runId: RunId;
+  readonly task: JsonValue;
+  /** Every tool offered, with the hash of its shape (name, description, schema, side effect). */
+  readonly tools: readonly { readonly name: string; readonly specHash: string }[];
+  readonly limits: Limits;
+}
+export interface RunResumed extends EventBase {
+  readonly type: "run.resumed";
+  readonly owner: string;
+  /** The lease's fencing token. */
+  readonly token: number;
+}
+export interface StepDecided extends EventBase {
+  readonly type: "step.decided";
+  readonly step: number;
+  readonly decision: Decision;
+}
+export interface CallRejected extends EventBase {
+  readonly type: "call.rejected";
+  readonly step: number;
+  readonly callId: CallId;
+  readonly observation: Observation;
+}
+export interface CallPermission extends EventBase {
+  readonly type: "call.permission";
+  readonly step: number;
+  readonly callId: CallId;
+  readonly permission: Permission;
+  /** "spec" when the tool's own permission decided, "policy" when a policy made it stricter. */
+  readonly source: "spec" | "policy";
+  readonly reason?: string;
+}
+export interface ApprovalRequested extends EventBase {
+  readonly type: "approval.requested";
+  readonly approvalId: ApprovalId;
+  readonly request: ApprovalRequest;
+  readonly requestHash: string;
+}
+export interface ApprovalResolved extends EventBase {
+  readonly type: "approval.resolved";
+  readonly approvalId: ApprovalId;
+  readonly requestHash: string;
+  readonly decision: "approve" | "deny";
+  /** Who answered. */
+  readonly by: string;
+  readonly reason?: string;
+}
+export interface CallStarted extends EventBase {
+  readonly type: "call.started";
+  readonly step: number;
+  readonly callId: CallId;
+  readonly attempt: number;
+  readonly idempotencyKey: string;
+}
+export interface CallFinished extends EventBase {
+  readonly type: "call.finished";
+  readonly step: number;
+  readonly callId: CallId;
+  readonly attempt: number;
+  readonly observation: Observation;
+  /** The outcome of a call that was in flight when an operator cancelled the run. */
+  readonly late?: true;
+}
+export interface CallReconciled extends EventBase {
+  readonly type: "call.reconciled";
+  readonly step: number;
+  readonly callId: CallId;
+  readonly attempt: number;
+  readonly resolution: Resolution | "ask_operator";
+  /** "hook" for the consumer's reconcile hook, or the operator who answered. */
+  readonly by: string;
+  /** The recorded outcome, for record_result and record_failure. */
+  readonly observation?: Observation;
+}
+export interface RunCompleted extends EventBase {
+  readonly type: "run.completed";
+  readonly output: JsonValue;
+}
+export interface RunFailed extends EventBase {
+  readonly type: "run.failed";
+  readonly reason: "max_steps" | "consecutive_failures" | "deadline" | "tool_abort" | "agent_error";
+  readonly detail: string;
+}
+export interface RunCancelled extends EventBase {
+  readonly type: "run.cancelled";
+  readonly by: string;
+  readonly reason?: string;
+}
+
+/** Every journal event (version 1). */
+export type JournalEvent =
+  | RunCreated
+  | RunResumed
+  | StepDecided
+  | CallRejected
+  | CallPermission
+  | ApprovalRequested
+  | ApprovalResolved
+  | CallStarted
+  | CallFinished
+  | CallReconciled
+  | RunCompleted
+  | RunFailed
+  | RunCancelled;
+
+/** An event before it is sealed into the journal (seq, prev and hash are added on append). */
+export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "prev" | "hash"> : never) : never;
+
+/** Every event type. */
+export const EVENT_TYPES: readonly JournalEvent["type"][] = [
+  "run.created", "run.resumed", "step.decided", "call.rejected", "call.permission", "approval.requested",
+  "approval.resolved", "call.started", "call.finished", "call.reconciled", "run.completed", "run.failed", "run.cancelled",
+];
+
+/**
+ * Events an operator may append without holding the run's lease (guarded by
+ * the journal's sequence alone): answers to approvals, their consequences,
+ * and cancellation.
+ */
+export const OPERATOR_EVENT_TYPES: ReadonlySet<JournalEvent["type"]> = new Set([
+  "approval.resolved",
+  "call.rejected",
+  "call.reconciled",
+  "run.cancelled",
+]);

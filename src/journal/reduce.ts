@@ -1,0 +1,259 @@
+/**
+ * A run's state as a pure function of its journal: `reduce(events)`, built
+ * incrementally by `apply(state, event)` (the driver keeps one state and
+ * applies each event as it is appended, so nothing is re-derived from the
+ * whole journal per step). The state is plain JSON, so it snapshots as is.
+ */
+import type { ApprovalId, CallId, RunId } from "../ids.js";
+import type { JsonValue } from "../json/index.js";
+import type { Permission } from "../tools/index.js";
+import { JournalError } from "./errors.js";
+import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation } from "./events.js";
+
+/** Where a run is. `waiting`: only an operator's answer can move it on. */
+export type RunStatus = "running" | "waiting" | "completed" | "failed" | "cancelled";
+
+/** The terminal statuses. */
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled"]);
+
+/** Where one call of the current step is. */
+export type CallStatus =
+  | "pending" // decided, not yet through policy
+  | "awaiting_approval" // an operator must approve it
+  | "approved" // may start (again)
+  | "started" // started, outcome not journaled
+  | "awaiting_reconciliation" // interrupted side effect: an operator must settle it
+  | "done"; // observed
+
+export interface CallState {
+  readonly callId: CallId;
+  readonly name: string;
+  /** The raw argument text, as decided. */
+  readonly args: string;
+  status: CallStatus;
+  permission?: Permission;
+  /** Attempts started so far (0 before the first). */
+  attempt: number;
+  idempotencyKey?: string;
+  approvalId?: ApprovalId;
+  observation?: Observation;
+  /** Set when the outcome arrived after the run was cancelled. */
+  late?: boolean;
+}
+
+export interface StepState {
+  readonly step: number;
+  readonly decision: Decision;
+  readonly calls: CallState[];
+  /** Every call observed. */
+  done: boolean;
+}
+
+export interface ApprovalState {
+  readonly approvalId: ApprovalId;
+  readonly request: ApprovalRequest;
+  readonly requestHash: string;
+  status: "pending" | "approved" | "denied";
+  by?: string;
+  reason?: string;
+}
+
+/** What the agent is shown: built as the journal grows, never re-derived. */
+export type TranscriptItem =
+  | { readonly type: "task"; readonly task: JsonValue }
+  | { readonly type: "decision"; readonly step: number; readonly decision: Decision }
+  | { readonly type: "observation"; readonly step: number; readonly callId: CallId; readonly name: string; readonly observation: Observation };
+
+export interface RunState {
+  readonly v: 1;
+  readonly runId: RunId;
+  status: RunStatus;
+  /** Sequence and hash of the last event applied. */
+  seq: number;
+  hash: string;
+  readonly createdAt: number;
+  updatedAt: number;
+  readonly task: JsonValue;
+  readonly tools: readonly { readonly name: string; readonly specHash: string }[];
+  readonly limits: Limits;
+  /** The last decided step (0 before the first). */
+  step: number;
+  current: StepState | null;
+  consecutiveFailures: number;
+  approvals: Record<string, ApprovalState>;
+  transcript: TranscriptItem[];
+  output?: JsonValue;
+  failure?: { reason: string; detail: string };
+  cancelled?: { by: string; reason?: string };
+  owner?: { owner: string; token: number };
+}
+
+function assertNever(x: never): never {
+  throw new JournalError("JOURNAL_INVALID", `unknown event type ${JSON.stringify((x as { type?: unknown }).type)}`);
+}
+
+function callOf(state: RunState, step: number, callId: CallId, seq: number): CallState {
+  const call = state.current?.step === step ? state.current.calls.find((c) => c.callId === callId) : undefined;
+  if (call === undefined) throw new JournalError("JOURNAL_INVALID", `event ${seq} names call ${callId} of step ${step}, which the journal never decided`);
+  return call;
+}
+
+function countFailure(state: RunState, o: Observation): void {
+  if (o.type === "tool_error" || o.type === "invalid_decision") state.consecutiveFailures++;
+  else if (o.type === "result") state.consecutiveFailures = 0;
+}
+
+/** Marks a call observed; closes the step (and shows its observations, in call order) when it was the last. */
+function observe(state: RunState, call: CallState, o: Observation): void {
+  call.status = "done";
+  call.observation = o;
+  const current = state.current!;
+  if (!current.done && current.calls.every((c) => c.status === "done")) {
+    current.done = true;
+    for (const c of current.calls) {
+      state.transcript.push({ type: "observation", step: current.step, callId: c.callId, name: c.name, observation: c.observation! });
+    }
+  }
+}
+
+/** `waiting` when nothing can move but an operator's answer; `running` otherwise (unless ended). */
+function settleStatus(state: RunState): void {
+  if (TERMINAL_STATUSES.has(state.status)) return;
+  const calls = state.current?.done === false ? state.current.calls : [];
+  const blocked = calls.filter((c) => c.status === "awaiting_approval" || c.status === "awaiting_reconciliation").length;
+  const open = calls.filter((c) => c.status !== "done").length;
+  state.status = blocked > 0 && blocked === open ? "waiting" : "running";
+}
+
+/** The state after `run.created`. */
+export function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunState {
+  return {
+    v: 1,
+    runId: e.runId,
+    status: "running",
+    seq: e.seq,
+    hash: e.hash,
+    createdAt: e.at,
+    updatedAt: e.at,
+    task: e.task,
+    tools: e.tools,
+    limits: e.limits,
+    step: 0,
+    current: null,
+    consecutiveFailures: 0,
+    approvals: {},
+    transcript: [{ type: "task", task: e.task }],
+  };
+}
+
+/** Applies one event to a state, in place. Throws {@link JournalError} on an event the state cannot take. */
+export function apply(state: RunState, e: JournalEvent): RunState {
+  if (e.seq !== state.seq + 1) throw new JournalError("JOURNAL_INVALID", `event ${e.seq} follows event ${state.seq}`);
+  switch (e.type) {
+    case "run.created":
+      throw new JournalError("JOURNAL_INVALID", `event ${e.seq} creates the run again`);
+    case "run.resumed":
+      state.owner = { owner: e.owner, token: e.token };
+      break;
+    case "step.decided":
+      state.step = e.step;
+      state.current = {
+        step: e.step,
+        decision: e.decision,
+        calls: e.decision.kind === "calls" ? e.decision.calls.map((c) => ({ callId: c.callId, name: c.name, args: c.args, status: "pending" as const, attempt: 0 })) : [],
+        done: e.decision.kind !== "calls" || e.decision.calls.length === 0,
+      };
+      state.transcript.push({ type: "decision", step: e.step, decision: e.decision });
+      break;
+    case "call.permission": {
+      const call = callOf(state, e.step, e.callId, e.seq);
+      call.permission = e.permission;
+      if (e.permission === "allow") call.status = "approved";
+      break;
+    }
+    case "call.rejected": {
+      const call = callOf(state, e.step, e.callId, e.seq);
+      countFailure(state, e.observation);
+      observe(state, call, e.observation);
+      break;
+    }
+    case "approval.requested": {
+      state.approvals[e.approvalId] = { approvalId: e.approvalId, request: e.request, requestHash: e.requestHash, status: "pending" };
+      const call = callOf(state, e.request.step, e.request.callId, e.seq);
+      call.approvalId = e.approvalId;
+      call.status = e.request.kind === "call" ? "awaiting_approval" : "awaiting_reconciliation";
+      break;
+    }
+    case "approval.resolved": {
+      const approval = state.approvals[e.approvalId];
+      if (approval === undefined) throw new JournalError("JOURNAL_INVALID", `event ${e.seq} answers approval ${e.approvalId}, which was never requested`);
+      approval.status = e.decision === "approve" ? "approved" : "denied";
+      approval.by = e.by;
+      if (e.reason !== undefined) approval.reason = e.reason;
+      // Approving a call lets it start; a denial, and any answer about an
+      // interrupted side effect, is followed by the event that settles it.
+      if (approval.request.kind === "call" && e.decision === "approve") {
+        callOf(state, approval.request.step, approval.request.callId, e.seq).status = "approved";
+      }
+      break;
+    }
+    case "call.started": {
+      const call = callOf(state, e.step, e.callId, e.seq);
+      call.status = "started";
+      call.attempt = e.attempt;
+      call.idempotencyKey = e.idempotencyKey;
+      break;
+    }
+    case "call.finished": {
+      const call = callOf(state, e.step, e.callId, e.seq);
+      if (e.late === true) {
+        call.late = true;
+        call.observation = e.observation;
+        call.status = "done";
+        break;
+      }
+      countFailure(state, e.observation);
+      observe(state, call, e.observation);
+      break;
+    }
+    case "call.reconciled": {
+      const call = callOf(state, e.step, e.callId, e.seq);
+      if (e.resolution === "run_again") call.status = "approved";
+      else if ((e.resolution === "record_result" || e.resolution === "record_failure") && e.observation !== undefined) observe(state, call, e.observation);
+      break;
+    }
+    case "run.completed":
+      state.status = "completed";
+      state.output = e.output;
+      break;
+    case "run.failed":
+      state.status = "failed";
+      state.failure = { reason: e.reason, detail: e.detail };
+      break;
+    case "run.cancelled":
+      state.status = "cancelled";
+      state.cancelled = e.reason === undefined ? { by: e.by } : { by: e.by, reason: e.reason };
+      break;
+    default:
+      assertNever(e);
+  }
+  state.seq = e.seq;
+  state.hash = e.hash;
+  state.updatedAt = e.at;
+  settleStatus(state);
+  return state;
+}
+
+/** The state of a run from its whole journal (which must start with `run.created`). */
+export function reduce(events: readonly JournalEvent[]): RunState {
+  const first = events[0];
+  if (first === undefined || first.type !== "run.created" || first.seq !== 1) throw new JournalError("JOURNAL_INVALID", "a journal starts with run.created at seq 1");
+  const state = initialState(first);
+  for (let k = 1; k < events.length; k++) apply(state, events[k]!);
+  return state;
+}
+
+/** A deep copy of a state (for snapshots and for callers that keep one). */
+export function cloneState(state: RunState): RunState {
+  return JSON.parse(JSON.stringify(state)) as RunState;
+}

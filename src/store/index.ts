@@ -1,0 +1,8 @@
+/**
+ * The Store port and the in-memory store.
+ *
+ * @module
+ */
+export * from "./port.js";
+export { memoryStore, type MemoryStoreOptions } from "./memory.js";
+export { checkBatch, checkFirst, checkLease } from "./checks.js";

@@ -1,0 +1,141 @@
+/**
+ * The in-memory store: the embedded default, used by tests, demos and
+ * scripts. Events are kept as JSON text (one stringify per append, as a
+ * persistent store would serialise them), so nothing a caller holds can
+ * change what is stored, and every read returns fresh objects.
+ */
+import { systemClock, type Clock } from "../clock.js";
+import type { RunId } from "../ids.js";
+import { sha256HexSync } from "../json/index.js";
+import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
+import { checkBatch, checkFirst, checkLease } from "./checks.js";
+import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
+
+interface RunRecord {
+  events: string[];
+  head: { seq: number; hash: string };
+  status: RunStatus;
+  createdAt: number;
+  updatedAt: number;
+  lease: Lease | undefined;
+  tokens: number;
+  snapshot: Snapshot | undefined;
+}
+
+/** Options of {@link memoryStore}. */
+export interface MemoryStoreOptions {
+  /** The store's clock, which judges lease expiry. Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+
+/**
+ * A {@link Store} in memory.
+ *
+ * @example
+ * ```ts
+ * const store = memoryStore()
+ * const driver = createDriver({ store, agent, tools })
+ * ```
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): Store {
+  const clock = options.clock ?? systemClock;
+  const runs = new Map<RunId, RunRecord>();
+  const artifacts = new Map<string, Uint8Array>();
+
+  const record = (runId: RunId): RunRecord => {
+    const r = runs.get(runId);
+    if (r === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+    return r;
+  };
+
+  return {
+    async createRun(first: RunCreated): Promise<void> {
+      checkFirst(first);
+      if (runs.has(first.runId)) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
+      runs.set(first.runId, {
+        events: [JSON.stringify(first)],
+        head: { seq: first.seq, hash: first.hash },
+        status: "running",
+        createdAt: first.at,
+        updatedAt: first.at,
+        lease: undefined,
+        tokens: 0,
+        snapshot: undefined,
+      });
+    },
+
+    async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
+      const r = record(runId);
+      checkLease(runId, guard, r.lease, clock.now());
+      checkBatch(runId, events, guard, r.head);
+      const texts = events.map((e) => JSON.stringify(e));
+      for (const t of texts) r.events.push(t);
+      const last = events[events.length - 1]!;
+      r.head = { seq: last.seq, hash: last.hash };
+      r.status = status;
+      r.updatedAt = last.at;
+      return { ...r.head };
+    },
+
+    async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
+      return record(runId)
+        .events.slice(Math.max(0, fromSeq - 1))
+        .map((t) => JSON.parse(t) as JournalEvent);
+    },
+
+    async acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null> {
+      const r = record(runId);
+      const now = clock.now();
+      if (r.lease !== undefined && r.lease.expiresAt > now && r.lease.owner !== owner) return null;
+      r.tokens += 1;
+      r.lease = Object.freeze({ runId, owner, token: r.tokens, expiresAt: now + ttlMs });
+      return r.lease;
+    },
+
+    async renewLease(lease: Lease, ttlMs: number): Promise<Lease | null> {
+      const r = record(lease.runId);
+      const now = clock.now();
+      if (r.lease === undefined || r.lease.token !== lease.token || r.lease.expiresAt <= now) return null;
+      r.lease = Object.freeze({ ...r.lease, expiresAt: now + ttlMs });
+      return r.lease;
+    },
+
+    async releaseLease(lease: Lease): Promise<void> {
+      const r = runs.get(lease.runId);
+      if (r?.lease !== undefined && r.lease.token === lease.token) r.lease = undefined;
+    },
+
+    async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
+      const out: RunSummary[] = [];
+      for (const [runId, r] of runs) {
+        if (filter.status !== undefined && !filter.status.includes(r.status)) continue;
+        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length });
+      }
+      out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
+      return filter.limit === undefined ? out : out.slice(0, filter.limit);
+    },
+
+    async putArtifact(bytes: Uint8Array): Promise<ArtifactRef> {
+      const sha256 = sha256HexSync(bytes);
+      if (!artifacts.has(sha256)) artifacts.set(sha256, bytes.slice());
+      return { sha256, size: bytes.length };
+    },
+
+    async getArtifact(sha256: string): Promise<Uint8Array | null> {
+      const bytes = artifacts.get(sha256);
+      return bytes === undefined ? null : bytes.slice();
+    },
+
+    async putSnapshot(runId: RunId, snapshot: Snapshot): Promise<void> {
+      const r = record(runId);
+      if (r.snapshot !== undefined && r.snapshot.seq >= snapshot.seq) return;
+      r.snapshot = JSON.parse(JSON.stringify(snapshot)) as Snapshot;
+    },
+
+    async getSnapshot(runId: RunId): Promise<Snapshot | null> {
+      const snapshot = record(runId).snapshot;
+      return snapshot === undefined ? null : (JSON.parse(JSON.stringify(snapshot)) as Snapshot);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The Store port: where a run's journal, lease, snapshots and artifacts live.
+ * Every store (memory, IndexedDB, Durable Object) passes the same
+ * conformance suite (`runStoreConformance` in isoagent/testkit).
+ */
+import { IsoagentError } from "../errors.js";
+import type { RunId } from "../ids.js";
+import type { JournalEvent, RunCreated, RunState, RunStatus } from "../journal/index.js";
+
+/**
+ * The right of one driver to advance a run. `token` is the fencing token:
+ * strictly increasing per run with every acquisition, so a stale holder's
+ * token is always smaller than the current one. `expiresAt` is by the
+ * store's clock, never the driver's.
+ */
+export interface Lease {
+  readonly runId: RunId;
+  readonly owner: string;
+  readonly token: number;
+  readonly expiresAt: number;
+}
+
+/**
+ * What an append must match. `expectedSeq` is the seq of the last event the
+ * writer has seen. With `lease`, the lease must be the run's current,
+ * unexpired one. Without it (an operator's answer, a cancellation), only
+ * {@link OPERATOR_EVENT_TYPES} may be appended.
+ */
+export interface AppendGuard {
+  readonly expectedSeq: number;
+  readonly lease?: Lease | undefined;
+}
+
+/** A run as listed. */
+export interface RunSummary {
+  readonly runId: RunId;
+  readonly status: RunStatus;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** The seq of the last event. */
+  readonly seq: number;
+}
+
+/** Filter for {@link Store.listRuns}. */
+export interface RunFilter {
+  readonly status?: readonly RunStatus[] | undefined;
+  readonly limit?: number | undefined;
+}
+
+/** A run's state at an event, so that resuming does not replay from the first event. */
+export interface Snapshot {
+  readonly seq: number;
+  readonly hash: string;
+  readonly state: RunState;
+}
+
+/** Content stored by its SHA-256. */
+export interface ArtifactRef {
+  readonly sha256: string;
+  readonly size: number;
+}
+
+export interface Store {
+  /** Creates a run with its first event (`run.created`, seq 1). RUN_EXISTS if the id is taken. */
+  createRun(first: RunCreated): Promise<void>;
+  /**
+   * Appends sealed events atomically (all or none), after `guard.expectedSeq`,
+   * each linking to the previous hash. Refused with a {@link StoreError}:
+   * LEASE_NOT_HELD (stale or expired lease, checked first), JOURNAL_CONFLICT
+   * (the journal moved), RUN_NOT_FOUND, STORE_INVALID_APPEND (not a chain, or
+   * a non-operator event without a lease). `status` is the run's status after
+   * the events, for listing.
+   */
+  append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }>;
+  /** Events from `fromSeq` (default 1) to the end; RUN_NOT_FOUND for an unknown run. */
+  read(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
+  /**
+   * Takes the run's lease for `ttlMs` (by the store's clock) when nobody holds
+   * it unexpired, or `owner` itself does; null otherwise. Every success gets a
+   * new, larger token.
+   */
+  acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null>;
+  /** Extends a lease still held (same token, unexpired); null when it is lost. */
+  renewLease(lease: Lease, ttlMs: number): Promise<Lease | null>;
+  /** Gives a lease up (no-op if it is no longer held). */
+  releaseLease(lease: Lease): Promise<void>;
+  /** Runs, most recently updated first. */
+  listRuns(filter?: RunFilter): Promise<RunSummary[]>;
+  /** Stores bytes by their SHA-256 (idempotent). */
+  putArtifact(bytes: Uint8Array): Promise<ArtifactRef>;
+  getArtifact(sha256: string): Promise<Uint8Array | null>;
+  /** Keeps the latest snapshot of a run (an older one than kept is ignored). */
+  putSnapshot(runId: RunId, snapshot: Snapshot): Promise<void>;
+  getSnapshot(runId: RunId): Promise<Snapshot | null>;
+}
+
+/** The codes a store refuses with. */
+export type StoreErrorCode = "JOURNAL_CONFLICT" | "LEASE_NOT_HELD" | "RUN_EXISTS" | "RUN_NOT_FOUND" | "STORE_INVALID_APPEND" | "STORE_UNAVAILABLE";
+
+/** A store's refusal. For JOURNAL_CONFLICT, `actualSeq` is where the journal is. */
+export class StoreError extends IsoagentError {
+  declare readonly code: StoreErrorCode;
+  readonly actualSeq: number | undefined;
+  constructor(code: StoreErrorCode, message: string, details: { actualSeq?: number; cause?: unknown } = {}) {
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "StoreError";
+    this.actualSeq = details.actualSeq;
+  }
+}

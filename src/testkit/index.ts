@@ -1,0 +1,9 @@
+/**
+ * The testkit, for tool and adapter authors: the store conformance suite,
+ * argument fuzzing, and crash tests around a tool's effect.
+ *
+ * @module
+ */
+export { runStoreConformance, STORE_CASES, type ConformanceSkip, type StoreConformanceOptions, type StoreUnderTest } from "./store-conformance.js";
+export { manualClock, type ManualClock } from "../clock.js";
+export { sequentialIds } from "../ids.js";

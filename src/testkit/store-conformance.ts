@@ -1,0 +1,279 @@
+/**
+ * The conformance suite every Store passes: memory, IndexedDB, Durable
+ * Object, and any third party's. It needs no test framework: give it yours
+ * (`test: it` from vitest, node:test's `test`, ...).
+ *
+ * @example
+ * ```ts
+ * import { it } from "vitest"
+ * runStoreConformance({
+ *   name: "memory",
+ *   test: it,
+ *   create: () => { const clock = manualClock(); return { store: memoryStore({ clock }), advance: async (ms) => clock.advance(ms) } },
+ * })
+ * ```
+ */
+import { isIsoagentError } from "../errors.js";
+import { parseRunId, type RunId } from "../ids.js";
+import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
+import type { Lease, Store } from "../store/index.js";
+import { sha256HexSync } from "../json/index.js";
+import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
+
+/** A fresh store, and a way to let its clock move on by `ms` (a manual clock, or a real wait). */
+export interface StoreUnderTest {
+  readonly store: Store;
+  advance(ms: number): Promise<void>;
+  /** Called after the case, to free resources. */
+  dispose?(): Promise<void>;
+}
+
+/** Tests to skip, and why. A skip without a reason fails the suite. */
+export interface ConformanceSkip {
+  readonly tests: readonly string[];
+  readonly reason: string;
+}
+
+export interface StoreConformanceOptions {
+  readonly name: string;
+  readonly create: () => StoreUnderTest | Promise<StoreUnderTest>;
+  readonly skip?: readonly ConformanceSkip[];
+  /** Registers one test: vitest's `it`, node:test's `test`, ... */
+  readonly test: (name: string, fn: () => Promise<void>) => void;
+}
+
+class ConformanceFailure extends Error {
+  override name = "ConformanceFailure";
+}
+
+function check(ok: boolean, what: string): asserts ok {
+  if (!ok) throw new ConformanceFailure(what);
+}
+
+async function refuses(p: Promise<unknown>, code: string, what: string): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    check(isIsoagentError(e, code as never), `${what}: expected ${code}, got ${isIsoagentError(e) ? e.code : String(e)}`);
+    return;
+  }
+  throw new ConformanceFailure(`${what}: expected ${code}, but it succeeded`);
+}
+
+let counter = 0;
+const newRunId = (): RunId => parseRunId(`conf_${++counter}`);
+
+function created(runId: RunId, at = 1000): RunCreated {
+  return seal({ v: 1, at, type: "run.created", runId, task: { t: "conformance" }, tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+}
+
+/** Seals `events` after a head. */
+function after(head: { seq: number; hash: string }, events: UnsealedEvent[]): JournalEvent[] {
+  const out: JournalEvent[] = [];
+  let prev = head;
+  for (const e of events) {
+    const s = seal(e, prev.seq + 1, prev.hash);
+    out.push(s);
+    prev = s;
+  }
+  return out;
+}
+
+const resumed = (token: number, at = 1001): UnsealedEvent => ({ v: 1, at, type: "run.resumed", owner: "o", token });
+const cancelled = (at = 1002): UnsealedEvent => ({ v: 1, at, type: "run.cancelled", by: "operator" });
+
+type Case = (s: StoreUnderTest) => Promise<void>;
+
+async function withRun(s: StoreUnderTest): Promise<{ runId: RunId; first: RunCreated }> {
+  const runId = newRunId();
+  const first = created(runId);
+  await s.store.createRun(first);
+  return { runId, first };
+}
+
+async function lease(s: StoreUnderTest, runId: RunId, owner = "a", ttl = 10_000): Promise<Lease> {
+  const l = await s.store.acquireLease(runId, owner, ttl);
+  check(l !== null, "acquireLease on a free run returns a lease");
+  return l;
+}
+
+/** Every case, by name. */
+export const STORE_CASES: Readonly<Record<string, Case>> = {
+  "createRun stores the first event, and refuses an id twice": async (s) => {
+    const { runId, first } = await withRun(s);
+    const events = await s.store.read(runId);
+    check(events.length === 1 && events[0]!.hash === first.hash && events[0]!.type === "run.created", "read returns run.created");
+    await refuses(s.store.createRun(first), "RUN_EXISTS", "creating a run twice");
+  },
+  "createRun refuses a first event that is not run.created at seq 1": async (s) => {
+    const runId = newRunId();
+    const bad = seal({ v: 1, at: 1, type: "run.resumed", owner: "x", token: 1 }, 1, "") as unknown as RunCreated;
+    await refuses(s.store.createRun(bad), "STORE_INVALID_APPEND", "creating with run.resumed");
+    await refuses(s.store.read(runId), "RUN_NOT_FOUND", "the refused run does not exist");
+  },
+  "read of an unknown run is RUN_NOT_FOUND": async (s) => {
+    await refuses(s.store.read(newRunId()), "RUN_NOT_FOUND", "reading an unknown run");
+    await refuses(s.store.append(newRunId(), [], { expectedSeq: 1 }, "running"), "RUN_NOT_FOUND", "appending to an unknown run");
+  },
+  "append with the lease appends atomically and returns the head": async (s) => {
+    const { runId, first } = await withRun(s);
+    const l = await lease(s, runId);
+    const batch = after(first, [resumed(l.token), resumed(l.token, 1002)]);
+    const head = await s.store.append(runId, batch, { expectedSeq: 1, lease: l }, "running");
+    check(head.seq === 3 && head.hash === batch[1]!.hash, "the head is the last event appended");
+    const events = await s.store.read(runId);
+    check(events.map((e) => e.seq).join(",") === "1,2,3", "events are read in order");
+    const tail = await s.store.read(runId, 2);
+    check(tail.length === 2 && tail[0]!.seq === 2, "read from a seq returns the tail");
+    check(JSON.stringify(events[1]) === JSON.stringify(batch[0]), "an event reads back exactly as written");
+  },
+  "append refuses a moved sequence with JOURNAL_CONFLICT": async (s) => {
+    const { runId, first } = await withRun(s);
+    const l = await lease(s, runId);
+    const one = after(first, [resumed(l.token)]);
+    await s.store.append(runId, one, { expectedSeq: 1, lease: l }, "running");
+    try {
+      await s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running");
+      throw new ConformanceFailure("an append after a moved sequence succeeded");
+    } catch (e) {
+      check(isIsoagentError(e, "JOURNAL_CONFLICT"), `expected JOURNAL_CONFLICT, got ${String(e)}`);
+      check((e as { actualSeq?: number }).actualSeq === 2, "the conflict says where the journal is");
+    }
+  },
+  "append refuses a batch that is not a chain, writing nothing": async (s) => {
+    const { runId, first } = await withRun(s);
+    const l = await lease(s, runId);
+    const good = after(first, [resumed(l.token), resumed(l.token, 1002)]);
+    const broken = [good[0]!, { ...good[1]!, prev: "0".repeat(64) }];
+    await refuses(s.store.append(runId, broken, { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a batch whose second event does not link");
+    const gap = [good[0]!, { ...good[1]!, seq: 4 }];
+    await refuses(s.store.append(runId, gap as JournalEvent[], { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a batch with a gap");
+    await refuses(s.store.append(runId, [], { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "an empty batch");
+    check((await s.store.read(runId)).length === 1, "nothing of a refused batch is written");
+  },
+  "append without a lease takes only operator events": async (s) => {
+    const { runId, first } = await withRun(s);
+    await refuses(s.store.append(runId, after(first, [resumed(1)]), { expectedSeq: 1 }, "running"), "STORE_INVALID_APPEND", "run.resumed without a lease");
+    const head = await s.store.append(runId, after(first, [cancelled()]), { expectedSeq: 1 }, "cancelled");
+    check(head.seq === 2, "an operator's cancellation is appended without the lease");
+  },
+  "leases: exclusive, fenced by a strictly increasing token, judged by the store's clock": async (s) => {
+    const { runId } = await withRun(s);
+    const a = await lease(s, runId, "a", 1000);
+    check((await s.store.acquireLease(runId, "b", 1000)) === null, "another owner cannot take a held lease");
+    const a2 = await s.store.acquireLease(runId, "a", 1000);
+    check(a2 !== null && a2.token > a.token, "the same owner takes it again, with a larger token");
+    await s.advance(1500);
+    const b = await s.store.acquireLease(runId, "b", 1000);
+    check(b !== null && b.token > a2.token && b.owner === "b", "after expiry another owner takes it, with a larger token");
+    await s.store.releaseLease(b);
+    const c = await s.store.acquireLease(runId, "c", 1000);
+    check(c !== null && c.token > b.token, "after release the next token is larger still");
+  },
+  "append refuses a stale or expired lease with LEASE_NOT_HELD, before looking at the sequence": async (s) => {
+    const { runId, first } = await withRun(s);
+    const a = await lease(s, runId, "a", 1000);
+    await s.advance(1500);
+    await refuses(s.store.append(runId, after(first, [resumed(a.token)]), { expectedSeq: 1, lease: a }, "running"), "LEASE_NOT_HELD", "an expired lease");
+    const b = await lease(s, runId, "b", 10_000);
+    await refuses(s.store.append(runId, after(first, [resumed(a.token)]), { expectedSeq: 1, lease: a }, "running"), "LEASE_NOT_HELD", "a stale lease after a takeover");
+    await refuses(s.store.append(runId, after(first, [resumed(a.token)]), { expectedSeq: 7, lease: a }, "running"), "LEASE_NOT_HELD", "a stale lease with a wrong sequence");
+    const head = await s.store.append(runId, after(first, [resumed(b.token)]), { expectedSeq: 1, lease: b }, "running");
+    check(head.seq === 2, "the current holder appends");
+  },
+  "renewLease extends a held lease, and returns null once it is lost": async (s) => {
+    const { runId } = await withRun(s);
+    const a = await lease(s, runId, "a", 1000);
+    await s.advance(600);
+    const renewed = await s.store.renewLease(a, 1000);
+    check(renewed !== null && renewed.token === a.token && renewed.expiresAt > a.expiresAt, "renewal keeps the token and moves the expiry");
+    await s.advance(600);
+    check((await s.store.acquireLease(runId, "b", 1000)) === null, "a renewed lease is still held");
+    await s.advance(1500);
+    check((await s.store.renewLease(renewed, 1000)) === null, "an expired lease cannot be renewed");
+    const b = await lease(s, runId, "b", 1000);
+    check((await s.store.renewLease(a, 1000)) === null, "a stale lease cannot be renewed");
+    await s.store.releaseLease(a);
+    check((await s.store.acquireLease(runId, "c", 1000)) === null, "releasing a stale lease leaves the current one");
+    void b;
+  },
+  "listRuns filters by status, newest first, with a limit": async (s) => {
+    const one = await withRun(s);
+    const two = await withRun(s);
+    await s.store.append(two.runId, after(two.first, [cancelled(5000)]), { expectedSeq: 1 }, "cancelled");
+    const all = await s.store.listRuns();
+    const ours = all.filter((r) => r.runId === one.runId || r.runId === two.runId);
+    check(ours.length === 2, "both runs are listed");
+    check(all.indexOf(ours[0]!) < all.indexOf(ours[1]!) && ours[0]!.runId === two.runId, "the most recently updated first");
+    const cancelledRuns = await s.store.listRuns({ status: ["cancelled"] });
+    check(cancelledRuns.some((r) => r.runId === two.runId) && !cancelledRuns.some((r) => r.runId === one.runId), "status filter");
+    const r = cancelledRuns.find((x) => x.runId === two.runId)!;
+    check(r.seq === 2 && r.status === "cancelled" && r.updatedAt === 5000, "a summary carries seq, status and updatedAt");
+    check((await s.store.listRuns({ limit: 1 })).length === 1, "limit");
+  },
+  "artifacts are stored by their SHA-256": async (s) => {
+    const bytes = encodeUtf8("artifact ✓");
+    const ref = await s.store.putArtifact(bytes);
+    check(ref.sha256 === sha256HexSync(bytes) && ref.size === bytes.length, "the ref is the SHA-256 and size");
+    const again = await s.store.putArtifact(bytes);
+    check(again.sha256 === ref.sha256, "putting it again is idempotent");
+    const back = await s.store.getArtifact(ref.sha256);
+    check(back !== null && decodeUtf8Fatal(back) === "artifact ✓", "get returns the bytes");
+    back[0] = 0;
+    const third = await s.store.getArtifact(ref.sha256);
+    check(third !== null && third[0] === bytes[0], "changing returned bytes does not change the artifact");
+    check((await s.store.getArtifact("0".repeat(64))) === null, "an unknown artifact is null");
+  },
+  "snapshots keep the latest": async (s) => {
+    const { runId } = await withRun(s);
+    check((await s.store.getSnapshot(runId)) === null, "no snapshot at first");
+    const state = { marker: "v2" } as unknown as import("../journal/index.js").RunState;
+    await s.store.putSnapshot(runId, { seq: 2, hash: "h2", state });
+    await s.store.putSnapshot(runId, { seq: 1, hash: "h1", state: { marker: "v1" } as never });
+    const snap = await s.store.getSnapshot(runId);
+    check(snap !== null && snap.seq === 2 && (snap.state as unknown as { marker: string }).marker === "v2", "an older snapshot does not replace a newer one");
+  },
+  "what a read returns cannot change what is stored": async (s) => {
+    const { runId } = await withRun(s);
+    const [e] = await s.store.read(runId);
+    try {
+      (e as { type: string }).type = "changed";
+    } catch {
+      // frozen: fine too
+    }
+    const [again] = await s.store.read(runId);
+    check(again!.type === "run.created", "the stored event is unchanged");
+  },
+};
+
+/**
+ * Registers the conformance suite with a test function. Every store in
+ * isoagent runs it; so can yours.
+ */
+export function runStoreConformance(options: StoreConformanceOptions): void {
+  const skipped = new Map<string, string>();
+  for (const s of options.skip ?? []) {
+    if (typeof s.reason !== "string" || s.reason.trim() === "") {
+      throw new Error(`runStoreConformance(${options.name}): a skip without a reason (${s.tests.join(", ")})`);
+    }
+    for (const t of s.tests) {
+      if (!(t in STORE_CASES)) throw new Error(`runStoreConformance(${options.name}): no case named ${JSON.stringify(t)} to skip`);
+      skipped.set(t, s.reason);
+    }
+  }
+  for (const [name, run] of Object.entries(STORE_CASES)) {
+    const reason = skipped.get(name);
+    if (reason !== undefined) {
+      options.test(`${options.name}: ${name} (skipped: ${reason})`, async () => {});
+      continue;
+    }
+    options.test(`${options.name}: ${name}`, async () => {
+      const s = await options.create();
+      try {
+        await run(s);
+      } finally {
+        await s.dispose?.();
+      }
+    });
+  }
+}

@@ -1,0 +1,94 @@
+import type { CallId, RunId } from "../ids.js";
+import type { JsonValue } from "../json/index.js";
+import type { AbortSignalLike } from "../web.js";
+import type { ToolSpec } from "./spec.js";
+
+/** What a tool learns about the call it serves: the only place it learns which run. */
+export interface ToolContext {
+  readonly runId: RunId;
+  readonly step: number;
+  readonly callId: CallId;
+  /** 1 for the first attempt; more when recovery runs the same call again. */
+  readonly attempt: number;
+  /**
+   * The same for every attempt of one call (run, step, call): a tool that
+   * records it in the outside system can recognise its own earlier attempt
+   * and answer from its record instead of acting twice.
+   */
+  readonly idempotencyKey: string;
+  /** The run's lease token: strictly larger for every new owner; pass it to systems that fence writes. */
+  readonly fencingToken: number;
+  /** Aborted on timeout, and when the driver itself is cancelled. */
+  readonly signal: AbortSignalLike;
+}
+
+/**
+ * A tool: its spec and the function that acts. `call` gets the checked
+ * arguments. It returns JSON content (or raw JSON bytes as a Uint8Array;
+ * `undefined` means `{}`), throws a {@link ToolError} for a failure the
+ * model should read, or throws {@link abortRun} to end the run. Anything
+ * else it throws is reported to the model as a generic failure: an
+ * exception's message never reaches the model.
+ */
+export interface Tool<Args = JsonValue, Result = unknown> extends ToolSpec<Args> {
+  call(args: Args, context: ToolContext): Promise<Result> | Result;
+}
+
+/** Declares a tool with its argument type inferred (an identity at run time). */
+export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result>): Tool<Args, Result> {
+  return tool;
+}
+
+/**
+ * A failure the tool describes for the model, by the error contract: what
+ * went wrong (`summary`), the safe next step, and when to stop. Build it
+ * from validated local context (a path you resolved), never from another
+ * exception's message.
+ *
+ * @example
+ * ```ts
+ * throw new ToolError(`file not found: ${path}`, {
+ *   next: "List the folder to find the right name.",
+ *   recovery: "If the file should exist, stop and say so.",
+ * })
+ * ```
+ */
+export class ToolError extends Error {
+  readonly summary: string;
+  readonly next: string | undefined;
+  readonly recovery: string | undefined;
+  constructor(summary: string, options: { next?: string; recovery?: string } = {}) {
+    super(summary);
+    this.name = "ToolError";
+    this.summary = summary;
+    this.next = options.next;
+    this.recovery = options.recovery;
+  }
+}
+
+const ABORT_RUN = Symbol.for("isoagent.abortRun");
+
+/** Thrown (via {@link abortRun}) to end the run as failed with reason `tool_abort`. */
+export class AbortRunError extends Error {
+  readonly detail: string;
+  constructor(detail: string) {
+    super(detail);
+    this.name = "AbortRunError";
+    this.detail = detail;
+    Object.defineProperty(this, ABORT_RUN, { value: true });
+  }
+}
+
+/**
+ * For conditions that make continuing pointless: `throw abortRun(detail)`.
+ * The run ends FAILED with reason `tool_abort` and the detail, in the same
+ * journal append that ends the step.
+ */
+export function abortRun(detail: string): AbortRunError {
+  return new AbortRunError(detail);
+}
+
+/** True for an {@link AbortRunError} from any copy of the library. */
+export function isAbortRun(e: unknown): e is AbortRunError {
+  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[ABORT_RUN] === true;
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import { call, calls, defineTool, final, hashJsonSync, isIsoagentError, rulesPolicy, strictObject, string, type Tool } from "../../src/index.js";
+import { eventsOf, harness, worldTools, type World } from "./helpers.js";
+
+const world = (): World => ({ files: { "notes.md": "hello" }, executions: [] });
+
+describe("the gate: arguments, permission, approval", () => {
+  it("turns arguments that fail checkArgs into an invalid_decision with the checker's exact text", async () => {
+    const h = harness([calls(call("read_file", { raw: '{"path": 3, "x": 1}' })), final("ok")]);
+    await h.driver().start("t");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events[3]).toEqual({
+      type: "call.rejected",
+      step: 1,
+      callId: "s1c1",
+      observation: {
+        type: "invalid_decision",
+        error:
+          'Error: invalid arguments for read_file: at /path: expected string, got integer; unexpected property "x"\n' +
+          "[Next: Call read_file again with arguments that match its input schema.]\n" +
+          "[Recovery: Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying.]",
+      },
+    });
+    expect(h.world.executions).toEqual([]);
+  });
+
+  it("answers a call to a tool that does not exist", async () => {
+    const h = harness([calls(call("rm_rf", { path: "/" })), final("ok")]);
+    await h.driver().start("t");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events[3]).toEqual({
+      type: "call.rejected",
+      step: 1,
+      callId: "s1c1",
+      observation: {
+        type: "invalid_decision",
+        error: 'Error: there is no tool named "rm_rf".\n[Next: Call one of the available tools: read_file, write_file.]\n[Recovery: If none of them can do what is needed, stop and say so.]',
+      },
+    });
+  });
+
+  it("never offers a deny tool, and denies it if called anyway", async () => {
+    const w = world();
+    const { readFile, writeFile } = worldTools(w);
+    const shred = defineTool<{ path: string }>({
+      name: "shred",
+      description: "Destroy a file.",
+      inputSchema: strictObject({ path: string() }),
+      sideEffect: "destructive",
+      permission: "deny",
+      timeoutMs: 1000,
+      resources: (a) => [{ kind: "path", value: a.path }],
+      call: () => {
+        throw new Error("must never run");
+      },
+    });
+    const h = harness([calls(call("shred", { path: "notes.md" })), final("ok")], { tools: [readFile, writeFile, shred] as Tool<never, unknown>[] });
+    await h.driver().start("t");
+    expect(h.views[0]!.tools.map((t) => t.name)).toEqual(["read_file", "write_file"]);
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.slice(3, 5)).toEqual([
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "spec" },
+      {
+        type: "call.rejected",
+        step: 1,
+        callId: "s1c1",
+        observation: {
+          type: "denied",
+          error:
+            "Error: permission denied: shred is not allowed for `notes.md`.\n[Next: Do not call shred with these arguments again.]\n[Recovery: If the task cannot be done without it, stop and say which permission is missing.]",
+        },
+      },
+    ]);
+  });
+
+  it("lets a policy tighten a permission by path, with its reason", async () => {
+    const policy = rulesPolicy([{ resource: { kind: "path", match: "secrets/**" }, permission: "deny", reason: "secrets are off limits" }]);
+    const h = harness([calls(call("read_file", { path: "secrets/keys.txt" }), call("read_file", { path: "notes.md" })), final("ok")], { policy });
+    await h.driver().start("t");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.slice(3, 6)).toEqual([
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason: "secrets are off limits" },
+      {
+        type: "call.rejected",
+        step: 1,
+        callId: "s1c1",
+        observation: {
+          type: "denied",
+          error:
+            "Error: permission denied: read_file is not allowed for `secrets/keys.txt` (secrets are off limits).\n[Next: Do not call read_file with these arguments again.]\n[Recovery: If the task cannot be done without it, stop and say which permission is missing.]",
+        },
+      },
+      { type: "call.permission", step: 1, callId: "s1c2", permission: "allow", source: "spec" },
+    ]);
+    expect(h.world.executions.map((e) => e.key)).toEqual(["run_1:1:s1c2"]);
+  });
+
+  it("journals an approval request for an ask call and waits; refuses an answer quoting another hash; journals who answered", async () => {
+    const h = harness([calls(call("write_file", { path: "out.md", content: "hi" })), final("ok")], {
+      policy: rulesPolicy([{ sideEffect: "local_mutation", permission: "ask", reason: "writes need a person" }]),
+    });
+    const driver = h.driver();
+    const waiting = await driver.start("t");
+    const request = {
+      kind: "call",
+      runId: "run_1",
+      step: 1,
+      callId: "s1c1",
+      attempt: 1,
+      tool: "write_file",
+      args: { path: "out.md", content: "hi" },
+      argsHash: hashJsonSync({ content: "hi", path: "out.md" }),
+      sideEffect: "local_mutation",
+      resources: [{ kind: "path", value: "out.md" }],
+    };
+    const requestHash = hashJsonSync(request);
+    expect(waiting.status).toBe("waiting");
+    expect(waiting.approvals).toEqual([{ approvalId: "apr.1.s1c1.1", request, requestHash, status: "pending" }]);
+    expect((await eventsOf(h.store, "run_1")).slice(3)).toEqual([
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person" },
+      { type: "approval.requested", approvalId: "apr.1.s1c1.1", request, requestHash },
+    ]);
+    expect(h.world.executions).toEqual([]);
+    expect((await h.store.listRuns({ status: ["waiting"] })).map((r) => r.runId)).toEqual(["run_1"]);
+
+    // A stale or forged hash is refused, and nothing is written.
+    const wrong = "0".repeat(64);
+    await expect(driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash: wrong, by: "mallory" })).rejects.toThrow(
+      `the answer quotes request 000000000000…, but approval apr.1.s1c1.1 of run run_1 is for request ${requestHash.slice(0, 12)}…`,
+    );
+    try {
+      await driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash: wrong, by: "mallory" });
+    } catch (e) {
+      expect(isIsoagentError(e, "APPROVAL_HASH_MISMATCH")).toBe(true);
+    }
+    expect((await h.store.read("run_1" as never)).length).toBe(5);
+
+    await driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash, by: "ana", reason: "looks right" });
+    const done = await driver.resume(waiting.runId);
+    expect(done.status).toBe("completed");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events[5]).toEqual({ type: "approval.resolved", approvalId: "apr.1.s1c1.1", requestHash, decision: "approve", by: "ana", reason: "looks right" });
+    expect(h.world.files["out.md"]).toBe("hi");
+    await expect(driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash, by: "ana" })).rejects.toThrow("run run_1 is completed");
+  });
+
+  it("tells the agent when an operator declines", async () => {
+    const h = harness([calls(call("write_file", { path: "out.md", content: "hi" })), final("ok")], {
+      policy: rulesPolicy([{ tool: "write_*", permission: "ask" }]),
+    });
+    const driver = h.driver();
+    const waiting = await driver.start("t");
+    const [a] = waiting.approvals;
+    await driver.deny(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana", reason: "not today" });
+    const done = await driver.resume(waiting.runId);
+    expect(done.status).toBe("completed");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.slice(5, 7)).toEqual([
+      { type: "approval.resolved", approvalId: "apr.1.s1c1.1", requestHash: a!.requestHash, decision: "deny", by: "ana", reason: "not today" },
+      {
+        type: "call.rejected",
+        step: 1,
+        callId: "s1c1",
+        observation: {
+          type: "denied",
+          error: 'Error: permission denied: an operator declined this call to write_file ("not today").\n[Next: Do not repeat this call.]\n[Recovery: Continue without it if you can; otherwise stop and say what you needed.]',
+        },
+      },
+    ]);
+    expect(h.world.executions).toEqual([]);
+  });
+
+  it("refuses answers to unknown approvals and answers without a name", async () => {
+    const h = harness([calls(call("write_file", { path: "o", content: "x" })), final("ok")], { policy: rulesPolicy([{ permission: "ask" }]) });
+    const driver = h.driver();
+    const waiting = await driver.start("t");
+    await expect(driver.approve(waiting.runId, "apr.9" as never, { requestHash: "x", by: "ana" })).rejects.toThrow("run run_1 has no approval request apr.9");
+    await expect(driver.approve(waiting.runId, waiting.approvals[0]!.approvalId, { requestHash: waiting.approvals[0]!.requestHash, by: " " })).rejects.toThrow(
+      "an operator's answer must say who answered (by)",
+    );
+  });
+});

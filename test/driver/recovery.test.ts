@@ -1,0 +1,314 @@
+import { describe, expect, it } from "vitest";
+import {
+  AgentError,
+  call,
+  calls,
+  Crash,
+  createDriver,
+  defineTool,
+  final,
+  isIsoagentError,
+  scriptedAgent,
+  strictObject,
+  string,
+  type FaultPoint,
+  type Faults,
+  type ReconcileHook,
+  type Tool,
+} from "../../src/index.js";
+import { eventsOf, harness, worldTools } from "./helpers.js";
+
+/** Crashes the driver the first time it reaches `point` for `tool`. */
+function crashAt(point: FaultPoint, tool: string): Faults {
+  let done = false;
+  return {
+    at: (p, where) => {
+      if (!done && p === point && where.tool === tool) {
+        done = true;
+        throw new Crash();
+      }
+    },
+  };
+}
+
+const LEASE = 30_000;
+
+describe("recovery after a crash", () => {
+  it("runs a read_only call again (same step, call and key) and never asks the agent again for a decided step", async () => {
+    const h = harness([calls(call("read_file", { path: "notes.md" })), final("ok")]);
+    const crashed = await h.driver({ faults: crashAt("after_start_append", "read_file") }).start("t");
+    expect(crashed).toMatchObject({ status: "running", stopped: "crashed" });
+    h.clock.advance(LEASE + 1);
+    const done = await h.driver({ owner: "driver-2" }).resume(crashed.runId);
+    expect(done.status).toBe("completed");
+    expect(h.views.map((v) => v.step)).toEqual([1, 2]);
+    expect(h.world.executions).toEqual([{ tool: "read_file", key: "run_1:1:s1c1", attempt: 2 }]);
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.slice(4, 8)).toEqual([
+      { type: "call.started", step: 1, callId: "s1c1", attempt: 1, idempotencyKey: "run_1:1:s1c1" },
+      { type: "run.resumed", owner: "driver-2", token: 2 },
+      { type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "run_again", by: "runtime" },
+      { type: "call.started", step: 1, callId: "s1c1", attempt: 2, idempotencyKey: "run_1:1:s1c1" },
+    ]);
+  });
+
+  it("without a reconcile hook, asks an operator about an interrupted side effect, and never runs it again silently", async () => {
+    const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
+    const crashed = await h.driver({ faults: crashAt("after_effect", "write_file") }).start("t");
+    expect(crashed.stopped).toBe("crashed");
+    expect(h.world.executions.length).toBe(1);
+    h.clock.advance(LEASE + 1);
+    const driver2 = h.driver({ owner: "driver-2" });
+    const waiting = await driver2.resume(crashed.runId);
+    expect(waiting.status).toBe("waiting");
+    const [a] = waiting.approvals;
+    expect(a!.request).toEqual({
+      kind: "interrupted_side_effect",
+      runId: "run_1",
+      step: 1,
+      callId: "s1c1",
+      attempt: 1,
+      tool: "write_file",
+      args: { path: "a.md", content: "x" },
+      argsHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      sideEffect: "local_mutation",
+      resources: [{ kind: "path", value: "a.md" }],
+    });
+    expect(h.world.executions.length).toBe(1);
+    // The operator knows the write happened: record its result.
+    await driver2.settle(crashed.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana", resolution: "record_result", content: { written: 1 } });
+    const done = await driver2.resume(crashed.runId);
+    expect(done.status).toBe("completed");
+    expect(h.world.executions.length).toBe(1);
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.find((e) => e["type"] === "call.reconciled")).toEqual({
+      type: "call.reconciled",
+      step: 1,
+      callId: "s1c1",
+      attempt: 1,
+      resolution: "record_result",
+      by: "ana",
+      observation: { type: "result", content: { written: 1 } },
+    });
+  });
+
+  it("follows the reconcile hook: run again, record a result, record a failure, or ask the operator", async () => {
+    const answers: Record<string, ReturnType<ReconcileHook>> = {
+      run_again: { action: "run_again" },
+      record_result: { action: "record_result", content: "recorded" },
+      record_failure: { action: "record_failure" },
+      ask_operator: { action: "ask_operator" },
+    };
+    const seen: unknown[] = [];
+    for (const [action, answer] of Object.entries(answers)) {
+      const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
+      const crashed = await h.driver({ faults: crashAt("after_start_append", "write_file") }).start("t");
+      h.clock.advance(LEASE + 1);
+      const outcome = await h.driver({
+        owner: "driver-2",
+        reconcile: (c) => {
+          seen.push(c);
+          return answer;
+        },
+      }).resume(crashed.runId);
+      const reconciled = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.reconciled");
+      if (action === "run_again") {
+        expect(outcome.status).toBe("completed");
+        expect(h.world.executions).toEqual([{ tool: "write_file", key: "run_1:1:s1c1", attempt: 2 }]);
+        expect(reconciled).toEqual([{ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "run_again", by: "hook" }]);
+      } else if (action === "record_result") {
+        expect(h.world.executions).toEqual([]);
+        expect(reconciled).toEqual([{ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "record_result", by: "hook", observation: { type: "result", content: "recorded" } }]);
+      } else if (action === "record_failure") {
+        expect(h.world.executions).toEqual([]);
+        expect(reconciled).toEqual([
+          {
+            type: "call.reconciled",
+            step: 1,
+            callId: "s1c1",
+            attempt: 1,
+            resolution: "record_failure",
+            by: "hook",
+            observation: {
+              type: "tool_error",
+              failure: "error",
+              error: "Error: write_file was interrupted, and its owner recorded that it did not take effect.\n[Next: Call write_file again if it is still needed.]\n[Recovery: If it cannot be done, stop and say so.]",
+            },
+          },
+        ]);
+      } else {
+        expect(outcome.status).toBe("waiting");
+        expect(outcome.approvals[0]!.request.kind).toBe("interrupted_side_effect");
+        expect(reconciled).toEqual([{ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "ask_operator", by: "hook" }]);
+      }
+    }
+    expect(seen[0]).toEqual({ runId: "run_1", step: 1, callId: "s1c1", tool: "write_file", sideEffect: "local_mutation", args: { path: "a.md", content: "x" }, attempt: 1, idempotencyKey: "run_1:1:s1c1" });
+  });
+
+  it("refuses to resume a run whose tools changed shape", async () => {
+    const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
+    const crashed = await h.driver({ faults: crashAt("after_start_append", "write_file") }).start("t");
+    h.clock.advance(LEASE + 1);
+    const w = { files: {}, executions: [] };
+    const { readFile, writeFile } = worldTools(w);
+    const changed = { ...writeFile, description: "Write a file (now with more words)." };
+    const driver = createDriver({ store: h.store, agent: scriptedAgent([final("x")]), tools: [readFile, changed] as Tool<never, unknown>[], clock: h.clock, owner: "d3" });
+    await expect(driver.resume(crashed.runId)).rejects.toThrow(
+      `run run_1 was offered another shape of tool "write_file" (register tools conditionally; never change a tool's shape under a live run)`,
+    );
+    // The refused driver let the lease go.
+    expect(await h.store.acquireLease(crashed.runId, "d4", 1000)).not.toBeNull();
+  });
+});
+
+describe("cancellation, signals and leases", () => {
+  it("observes a call as interrupted when the driver's own signal is aborted, records it, then stops", async () => {
+    const controller = new AbortController();
+    const wait = defineTool({
+      name: "wait",
+      description: "Wait for a while.",
+      inputSchema: strictObject({}),
+      sideEffect: "remote_mutation",
+      permission: "allow",
+      timeoutMs: 10_000,
+      call: () => {
+        controller.abort();
+        return new Promise(() => {});
+      },
+    });
+    const h = harness([calls(call("wait")), final("ok")], { tools: [wait as Tool<never, unknown>] });
+    const outcome = await h.driver().start("t", { signal: controller.signal });
+    expect(outcome).toMatchObject({ status: "running", stopped: "signal" });
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.at(-1)).toEqual({
+      type: "call.finished",
+      step: 1,
+      callId: "s1c1",
+      attempt: 1,
+      observation: {
+        type: "interrupted",
+        error: "Error: wait was interrupted before it reported back; whether it took effect is unknown.\n[Next: Check whether it took effect before calling wait again.]\n[Recovery: If calls keep being interrupted, stop and report it.]",
+      },
+    });
+    // The lease was released: another driver resumes at once, and the agent sees the interruption.
+    const next = await h.driver({ owner: "driver-2" }).resume(outcome.runId);
+    expect(next.status).toBe("completed");
+    expect(h.views.at(-1)!.transcript.at(-1)).toMatchObject({ type: "observation", observation: { type: "interrupted" } });
+  });
+
+  it("lets an operator cancel while a call is in flight: the call is not recalled, its outcome is appended late", async () => {
+    let finish!: (v: unknown) => void;
+    let cancelled!: Promise<unknown>;
+    const h = harness([calls(call("deploy")), final("never")], {
+      tools: [
+        defineTool({
+          name: "deploy",
+          description: "Deploy.",
+          inputSchema: strictObject({}),
+          sideEffect: "remote_mutation",
+          permission: "allow",
+          timeoutMs: 10_000,
+          call: () => {
+            cancelled = driver.cancel("run_1" as never, { by: "ana", reason: "wrong branch" });
+            return new Promise((resolve) => (finish = resolve));
+          },
+        }) as Tool<never, unknown>,
+      ],
+    });
+    const driver = h.driver();
+    const running = driver.start("t");
+    await new Promise((r) => setTimeout(r, 5));
+    await cancelled;
+    finish({ deployed: true });
+    const outcome = await running;
+    expect(outcome.status).toBe("cancelled");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.slice(-2)).toEqual([
+      { type: "run.cancelled", by: "ana", reason: "wrong branch" },
+      { type: "call.finished", step: 1, callId: "s1c1", attempt: 1, observation: { type: "result", content: { deployed: true } }, late: true },
+    ]);
+    await expect(driver.cancel("run_1" as never, { by: "ana" })).rejects.toThrow("run run_1 is cancelled");
+  });
+
+  it("stops recording at once when the lease is lost; the new owner treats the step as interrupted", async () => {
+    let takeover: Promise<unknown> | undefined;
+    const h = harness([calls(call("slow_write", { path: "a" })), final("ok")], {
+      tools: [
+        defineTool<{ path: string }>({
+          name: "slow_write",
+          description: "A write that stalls.",
+          inputSchema: strictObject({ path: string() }),
+          sideEffect: "local_mutation",
+          permission: "allow",
+          timeoutMs: 10_000,
+          call: async () => {
+            // The process stalls past its lease; another driver takes the run.
+            h.clock.advance(LEASE + 1);
+            takeover = h.store.acquireLease("run_1" as never, "driver-2", LEASE);
+            await takeover;
+            return "done late";
+          },
+        }) as Tool<never, unknown>,
+      ],
+    });
+    const outcome = await h.driver().start("t");
+    expect(outcome.stopped).toBe("lease_lost");
+    const events = await eventsOf(h.store, "run_1");
+    expect(events.map((e) => e["type"])).toEqual(["run.created", "run.resumed", "step.decided", "call.permission", "call.started"]);
+    // driver-2 held the lease; once it expires, a resume reconciles the call.
+    h.clock.advance(LEASE + 1);
+    const next = await h.driver({ owner: "driver-3", reconcile: () => ({ action: "record_result", content: "done late" }) }).resume(outcome.runId);
+    expect(next.status).toBe("completed");
+  });
+
+  it("reports busy when another driver holds the run", async () => {
+    const h = harness([calls(call("read_file", { path: "notes.md" })), final("ok")], { policy: () => ({ permission: "allow" }) });
+    const crashed = await h.driver({ faults: crashAt("after_start_append", "read_file") }).start("t");
+    const busy = await h.driver({ owner: "driver-2" }).resume(crashed.runId);
+    expect(busy).toMatchObject({ status: "running", stopped: "busy" });
+  });
+});
+
+describe("the agent failing", () => {
+  it("leaves the run to resume when the failure is retryable, and fails it otherwise", async () => {
+    let offline = true;
+    const h = harness([], {
+      agent: {
+        decide: async () => {
+          if (offline) throw new AgentError("the network is down", { retryable: true });
+          throw new AgentError("the model refused the request (400)");
+        },
+      },
+    });
+    const paused = await h.driver().start("t");
+    expect(paused).toMatchObject({ status: "running", stopped: "agent_unavailable" });
+    offline = false;
+    const failed = await h.driver().resume(paused.runId);
+    expect(failed.failure).toEqual({ reason: "agent_error", detail: "the model refused the request (400)" });
+  });
+
+  it("fails the run on a decision it cannot use, and never on an exception's text", async () => {
+    const h = harness([{ kind: "calls", calls: [] }]);
+    expect((await h.driver().start("t")).failure).toEqual({ reason: "agent_error", detail: 'the agent returned a decision the runtime cannot use: it is neither "final" nor a non-empty list of calls' });
+    const h2 = harness([], { agent: { decide: async () => { throw new Error("key sk-proj-secret leaked"); } } });
+    expect((await h2.driver().start("t")).failure).toEqual({ reason: "agent_error", detail: "the agent failed (Error)" });
+  });
+});
+
+describe("snapshots", () => {
+  it("are written as the journal grows, and a resume starts from one", async () => {
+    const script = Array.from({ length: 6 }, () => calls(call("read_file", { path: "notes.md" })));
+    const h = harness([...script, final("ok")], { snapshotEvery: 4 });
+    await h.driver().start("t");
+    const snap = await h.store.getSnapshot("run_1" as never);
+    expect(snap).not.toBeNull();
+    expect(snap!.seq).toBeGreaterThan(20);
+    const reads: number[] = [];
+    const spy = { ...h.store, read: (runId: never, from?: number) => (reads.push(from ?? 1), h.store.read(runId, from)) };
+    const state = await createDriver({ store: spy, agent: scriptedAgent([]), tools: [], clock: h.clock }).state("run_1" as never).catch((e: unknown) => e);
+    // state() reads from the snapshot's seq, not from the first event.
+    expect(isIsoagentError(state)).toBe(false);
+    expect(reads).toEqual([snap!.seq]);
+    expect((state as { status: string }).status).toBe("completed");
+  });
+});
