@@ -7,3 +7,4 @@
 export { runStoreConformance, STORE_CASES, type ConformanceSkip, type StoreConformanceOptions, type StoreUnderTest } from "./store-conformance.js";
 export { manualClock, type ManualClock } from "../clock.js";
 export { sequentialIds } from "../ids.js";
+export { fuzz, seededRandom, type FuzzOptions, type FuzzReport, type FuzzSample, type SampleKind } from "./fuzz.js";
