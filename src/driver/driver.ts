@@ -15,6 +15,8 @@ import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from
 
 /** A driver: advances runs in its store, one lease at a time. */
 export interface Driver {
+  /** Creates a run for `task` without driving it (any driver sharing the store may then take it). */
+  create(task: JsonValue, options?: { runId?: RunId }): Promise<RunId>;
   /** Creates a run for `task` and drives it until it ends, waits for an operator, or must stop. */
   start(task: JsonValue, options?: { runId?: RunId; signal?: AbortSignalLike }): Promise<RunOutcome>;
   /** Drives an existing run (after a crash, a reload, an answer). `stopped: "busy"` when another driver holds it. */
@@ -118,8 +120,7 @@ export function createDriver(options: DriverOptions): Driver {
     return session.drive();
   };
 
-  return {
-    async start(task, opts = {}) {
+  const create = async (task: JsonValue, opts: { runId?: RunId } = {}): Promise<RunId> => {
       let value: JsonValue;
       try {
         value = cloneJson(task);
@@ -129,6 +130,13 @@ export function createDriver(options: DriverOptions): Driver {
       const runId = opts.runId ?? ids.runId();
       const first = seal({ v: 1, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
       await ctx.store.createRun(first);
+      return runId;
+  };
+
+  return {
+    create,
+    async start(task, opts = {}) {
+      const runId = await create(task, opts.runId === undefined ? {} : { runId: opts.runId });
       return resume(runId, opts.signal === undefined ? {} : { signal: opts.signal });
     },
     resume,

@@ -1,0 +1,62 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { isIsoagentError, reduce, verifyChain, type JournalEvent } from "../../src/index.js";
+
+// Journals written by version 1 of the format. They are never edited: a new
+// version adds fixtures; these must stay readable.
+const dir = "test/fixtures/journals";
+const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/${name}.json`, "utf8")) as JournalEvent[];
+
+describe("v1 journal fixtures", () => {
+  it("are all here", () => {
+    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json"]);
+  });
+
+  const expected: Record<string, Record<string, unknown>> = {
+    "v1-completed": { status: "completed", step: 2, output: { summary: "read" }, seq: 8 },
+    "v1-approval": { status: "completed", step: 2, output: "written", seq: 11 },
+    "v1-reconciled": { status: "completed", step: 2, output: "ok", seq: 12 },
+    "v1-failed-abort": { status: "failed", step: 1, failure: { reason: "tool_abort", detail: "checksum mismatch" }, seq: 7 },
+    "v1-cancelled": { status: "cancelled", step: 1, cancelled: { by: "ana", reason: "not needed" }, seq: 6 },
+  };
+  for (const [name, want] of Object.entries(expected)) {
+    it(`${name}: the chain verifies and the state reduces as it did`, () => {
+      const events = load(name);
+      verifyChain(events);
+      const state = reduce(events);
+      const got: Record<string, unknown> = { status: state.status, step: state.step, seq: state.seq };
+      for (const k of ["output", "failure", "cancelled"] as const) if (state[k] !== undefined) got[k] = state[k];
+      expect(got).toEqual(want);
+    });
+  }
+
+  it("v1-reconciled: the interrupted write was settled by an operator, and shown to the agent", () => {
+    const state = reduce(load("v1-reconciled"));
+    expect(state.transcript.filter((t) => t.type === "observation")).toEqual([
+      { type: "observation", step: 1, callId: "s1c1", name: "write_file", observation: { type: "result", content: { written: 1 } } },
+    ]);
+    expect(Object.values(state.approvals).map((a) => [a.request.kind, a.status, a.by])).toEqual([["interrupted_side_effect", "approved", "ana"]]);
+  });
+
+  it("detects any tampering: an edit, a removal, a reordering", () => {
+    const events = load("v1-approval");
+    const edited = events.map((e) => (e.seq === 6 ? { ...e, by: "mallory" } : e));
+    const removed = events.filter((e) => e.seq !== 4);
+    const swapped = [...events];
+    [swapped[3], swapped[4]] = [swapped[4]!, swapped[3]!];
+    for (const [what, broken, message] of [
+      ["an edit", edited, "event 6 does not match its hash"],
+      ["a removal", removed, "event 5 is out of sequence after 3"],
+      ["a reordering", swapped, "event 5 is out of sequence after 3"],
+    ] as const) {
+      let caught: unknown;
+      try {
+        verifyChain(broken);
+      } catch (e) {
+        caught = e;
+      }
+      expect(isIsoagentError(caught, "JOURNAL_HASH_MISMATCH"), what).toBe(true);
+      expect((caught as Error).message).toBe(message);
+    }
+  });
+});
