@@ -88,3 +88,32 @@ export function formatNs(ns: number): string {
 }
 
 export { sink };
+
+/** One async contender: `run` does `ops` operations (so results read per operation). */
+export interface AsyncContender {
+  readonly name: string;
+  readonly ops: number;
+  readonly run: () => Promise<unknown>;
+}
+
+/** Like {@link measure}, for async work: each round runs every contender once, alternating the order. */
+export async function measureAsync(contenders: readonly AsyncContender[], options: { rounds?: number; warmup?: number } = {}): Promise<Measured[]> {
+  const rounds = options.rounds ?? 9;
+  for (let w = 0; w < (options.warmup ?? 2); w++) for (const c of contenders) consume(await c.run());
+  const perOp: number[][] = contenders.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    const order = contenders.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) {
+      const c = contenders[i]!;
+      const t = performance.now();
+      consume(await c.run());
+      perOp[i]!.push(((performance.now() - t) * 1e6) / c.ops);
+    }
+  }
+  const base = perOp[0]!;
+  return contenders.map((c, i) => {
+    const ratios = perOp[i]!.map((ns, r) => ns / base[r]!);
+    return { name: c.name, medianNs: median(perOp[i]!), ratio: median(ratios), ratioMin: Math.min(...ratios), ratioMax: Math.max(...ratios) };
+  });
+}

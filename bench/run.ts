@@ -4,14 +4,16 @@
  * ratio to a baseline measured in the same run.
  */
 import { benchCheckArgs, printCheckArgs } from "./check-args.js";
+import { benchSteps, printSteps } from "./steps.js";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const prefixes = args.filter((a) => !a.startsWith("--"));
 const options = quick ? { rounds: 5, batchMs: 15 } : { rounds: 15, batchMs: 40 };
 
-const BENCHMARKS: Record<string, () => void> = {
+const BENCHMARKS: Record<string, () => void | Promise<void>> = {
   "check-args": () => printCheckArgs(benchCheckArgs(options)),
+  steps: async () => printSteps(await benchSteps({ quick })),
 };
 
 const selected = Object.keys(BENCHMARKS).filter((id) => prefixes.length === 0 || prefixes.some((p) => id.startsWith(p)));
@@ -20,4 +22,4 @@ if (selected.length === 0) {
   process.exit(2);
 }
 console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? ", quick" : ""}`);
-for (const id of selected) BENCHMARKS[id]!();
+for (const id of selected) await BENCHMARKS[id]!();

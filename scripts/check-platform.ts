@@ -4,10 +4,17 @@
  */
 import { checkCoreNeutral } from "./lib/bundle.js";
 
-const report = await checkCoreNeutral();
-if (report.problems.length > 0) {
-  console.error("The core is not platform-neutral:");
-  for (const p of report.problems) console.error(`  ${p}`);
-  process.exit(1);
+import { ENTRY_POINTS } from "./lib/bundle.js";
+
+let failed = false;
+for (const [name, entry] of Object.entries(ENTRY_POINTS)) {
+  const report = await checkCoreNeutral(entry);
+  if (report.problems.length > 0) {
+    failed = true;
+    console.error(`${name} (${entry}) is not platform-neutral:`);
+    for (const p of report.problems) console.error(`  ${p}`);
+    continue;
+  }
+  console.log(`${name} is platform-neutral: ${report.inputs.length} modules bundled for a neutral platform, no platform import, no eval`);
 }
-console.log(`core is platform-neutral: ${report.inputs.length} modules bundled for a neutral platform, no platform import, no eval`);
+if (failed) process.exit(1);

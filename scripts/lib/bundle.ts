@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 /** The package's entry points (subpath exports), by output name. */
 export const ENTRY_POINTS: Record<string, string> = {
   index: "src/index.ts",
+  testkit: "src/testkit/index.ts",
 };
 
 export type Platform = "browser" | "workers" | "node";
