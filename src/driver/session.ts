@@ -195,6 +195,12 @@ export class Session {
   /** Drives the run until it ends, waits for an operator, or this driver must stop. */
   async drive(): Promise<RunOutcome> {
     let stopped: RunOutcome["stopped"];
+    // A run that has ended, or waits for an operator, is not touched: no
+    // run.resumed for a resume that cannot move it.
+    if (TERMINAL_STATUSES.has(this.state.status) || this.state.status === "waiting") {
+      await this.ctx.store.releaseLease(this.lease);
+      return this.outcome(undefined);
+    }
     this.startRenewal();
     try {
       this.event("run.resumed", { owner: this.lease.owner, token: this.lease.token });
@@ -440,6 +446,15 @@ export class Session {
     });
     for (const s of starts) this.ctx.faults?.at("before_start_append", { runId, step, callId: s.call.callId, tool: s.call.name });
     await this.flush();
+    // Run only what the journal now says was started: an operator may have
+    // cancelled the run before this append landed.
+    const live = starts.filter((s) => {
+      const c = this.state.current?.step === step ? this.state.current.calls.find((x) => x.callId === s.call.callId) : undefined;
+      return !this.ended && !TERMINAL_STATUSES.has(this.state.status) && c?.status === "started" && c.attempt === s.attempt;
+    });
+    if (live.length === 0) return;
+    starts.length = 0;
+    starts.push(...live);
     for (const s of starts) this.ctx.faults?.at("after_start_append", { runId, step, callId: s.call.callId, tool: s.call.name });
     const outcomes = await Promise.all(starts.map((s) => this.runTool(step, s.call, s.attempt, s.key, s.entry)));
     if (this.lost) throw new LeaseLost();

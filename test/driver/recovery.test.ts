@@ -312,3 +312,36 @@ describe("snapshots", () => {
     expect((state as { status: string }).status).toBe("completed");
   });
 });
+
+describe("resuming what cannot move", () => {
+  it("appends nothing to a run that has ended or waits for an operator", async () => {
+    const h = harness([calls(call("read_file", { path: "notes.md" })), final("ok")]);
+    const done = await h.driver().start("t");
+    const before = (await h.store.read(done.runId)).length;
+    expect(await h.driver({ owner: "d2" }).resume(done.runId)).toMatchObject({ status: "completed", output: "ok" });
+    expect((await h.store.read(done.runId)).length).toBe(before);
+    const w = harness([calls(call("write_file", { path: "o", content: "x" })), final("ok")], { policy: () => ({ permission: "ask" }) });
+    const waiting = await w.driver().start("t");
+    const n = (await w.store.read(waiting.runId)).length;
+    for (let k = 0; k < 3; k++) expect((await w.driver({ owner: `poll-${k}` }).resume(waiting.runId)).status).toBe("waiting");
+    expect((await w.store.read(waiting.runId)).length).toBe(n);
+  });
+
+  it("never runs a call whose start lost the race to an operator's cancel", async () => {
+    let cancel!: () => Promise<unknown>;
+    const h = harness([], {
+      agent: {
+        decide: async () => {
+          await cancel();
+          return calls(call("write_file", { path: "a.md", content: "x" }));
+        },
+      },
+    });
+    const driver = h.driver();
+    cancel = () => driver.cancel("run_1" as never, { by: "ana" });
+    const outcome = await driver.start("t");
+    expect(outcome.status).toBe("cancelled");
+    expect(h.world.executions).toEqual([]);
+    expect((await eventsOf(h.store, "run_1")).map((e) => e["type"])).toEqual(["run.created", "run.cancelled"]);
+  });
+});
