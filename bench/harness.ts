@@ -73,6 +73,11 @@ export function measure(contenders: readonly Contender[], options: MeasureOption
       perOp[i]!.push(((performance.now() - t) * 1e6) / n);
     }
   }
+  return summarize(contenders, perOp);
+}
+
+/** Per-contender medians, and the median of same-round ratios to the first contender. */
+function summarize(contenders: readonly { name: string }[], perOp: number[][]): Measured[] {
   const base = perOp[0]!;
   return contenders.map((c, i) => {
     const ratios = perOp[i]!.map((ns, r) => ns / base[r]!);
@@ -111,9 +116,5 @@ export async function measureAsync(contenders: readonly AsyncContender[], option
       perOp[i]!.push(((performance.now() - t) * 1e6) / c.ops);
     }
   }
-  const base = perOp[0]!;
-  return contenders.map((c, i) => {
-    const ratios = perOp[i]!.map((ns, r) => ns / base[r]!);
-    return { name: c.name, medianNs: median(perOp[i]!), ratio: median(ratios), ratioMin: Math.min(...ratios), ratioMax: Math.max(...ratios) };
-  });
+  return summarize(contenders, perOp);
 }
