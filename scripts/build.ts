@@ -9,7 +9,7 @@ import { buildPlatform, coreBrowserBundle } from "./lib/bundle.js";
 
 rmSync("dist", { recursive: true, force: true });
 for (const platform of ["browser", "workers", "node"] as const) await buildPlatform(platform);
-execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json", "--emitDeclarationOnly"], { stdio: "inherit" });
+execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
 const size = await coreBrowserBundle();
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
 console.log(`built dist/browser, dist/workers, dist/node and dist/types`);

@@ -46,6 +46,9 @@ export type IsoagentErrorCode =
   | "RUN_NOT_FOUND"
   | "STORE_INVALID_APPEND"
   | "STORE_UNAVAILABLE"
+  | "STORE_QUOTA_EXCEEDED"
+  | "STORE_BLOCKED"
+  | "STORE_CLOSED"
   // driver
   | "TOOL_SHAPE_CHANGED"
   | "APPROVAL_NOT_FOUND"

@@ -11,6 +11,11 @@ export const ENTRY_POINTS: Record<string, string> = {
   testkit: "src/testkit/index.ts",
 };
 
+/** Adapters' entry points, bundled beside the core (they may use their platform). */
+export const ADAPTER_ENTRY_POINTS: Record<string, string> = {
+  idb: "adapters/idb/index.ts",
+};
+
 export type Platform = "browser" | "workers" | "node";
 
 /** How each platform resolves packages: the export conditions it matches. */
@@ -23,7 +28,7 @@ export const PLATFORM_OPTIONS: Record<Platform, BuildOptions> = {
 /** Builds the package bundles for one platform into `dist/<platform>/` (dependencies stay imports). */
 export async function buildPlatform(platform: Platform): Promise<void> {
   await build({
-    entryPoints: ENTRY_POINTS,
+    entryPoints: platform === "browser" ? { ...ENTRY_POINTS, ...ADAPTER_ENTRY_POINTS } : ENTRY_POINTS,
     outdir: `dist/${platform}`,
     bundle: true,
     splitting: true,

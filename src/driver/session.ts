@@ -30,7 +30,7 @@ import {
   type UnsealedEvent,
 } from "../journal/index.js";
 import { strictest } from "../policy/index.js";
-import { StoreError, type Lease } from "../store/index.js";
+import { STORE_FAILURE_CODES, StoreError, type Lease, type StoreErrorCode } from "../store/index.js";
 import { isAbortRun, ToolError, type ResourceRef } from "../tools/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
 import type { DriverContext, ToolEntry } from "./context.js";
@@ -90,6 +90,7 @@ export class Session {
   private lost = false;
   private crashed = false;
   private ended = false;
+  private failed: { code: string; message: string } | undefined;
   private lastSnapshot: number;
   private readonly checkedArgs = new Map<CallId, JsonValue>();
   private readonly agentAbort = newAbortController();
@@ -213,10 +214,19 @@ export class Session {
       }
       if (e instanceof LeaseLost) return this.outcome("lease_lost");
       if (e instanceof Interrupted) return this.outcome("signal");
+      if (e instanceof StoreError && STORE_FAILURE_CODES.has(e.code as StoreErrorCode)) {
+        // The store cannot take writes (quota, a closed database): stop here,
+        // writing nothing more; what is journaled stays consistent.
+        this.failed = { code: e.code, message: e.message };
+        this.pending = [];
+        return this.outcome("store_error");
+      }
       throw e;
     } finally {
       this.cancelRenewal?.();
-      if (!this.crashed && !this.lost) {
+      if (this.failed !== undefined) {
+        await this.ctx.store.releaseLease(this.lease).catch(() => {});
+      } else if (!this.crashed && !this.lost) {
         try {
           await this.flush();
         } catch (e) {
@@ -573,6 +583,7 @@ export class Session {
       ...(s.output !== undefined ? { output: s.output } : {}),
       ...(s.failure !== undefined ? { failure: s.failure } : {}),
       ...(stopped !== undefined ? { stopped } : {}),
+      ...(this.failed !== undefined ? { error: this.failed } : {}),
     };
   }
 }

@@ -97,7 +97,9 @@ export interface RunOutcome {
   readonly failure?: { readonly reason: string; readonly detail: string };
   /** Pending approvals (when waiting). */
   readonly approvals: readonly ApprovalState[];
-  readonly stopped?: "busy" | "lease_lost" | "signal" | "agent_unavailable" | "crashed";
+  readonly stopped?: "busy" | "lease_lost" | "signal" | "agent_unavailable" | "crashed" | "store_error";
+  /** The store's failure, when `stopped` is "store_error" (quota exhausted, database closed, ...). */
+  readonly error?: { readonly code: string; readonly message: string };
 }
 
 /** The codes of {@link DriverError}. */

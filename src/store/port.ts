@@ -95,7 +95,22 @@ export interface Store {
 }
 
 /** The codes a store refuses with. */
-export type StoreErrorCode = "JOURNAL_CONFLICT" | "LEASE_NOT_HELD" | "RUN_EXISTS" | "RUN_NOT_FOUND" | "STORE_INVALID_APPEND" | "STORE_UNAVAILABLE";
+export type StoreErrorCode =
+  | "JOURNAL_CONFLICT"
+  | "LEASE_NOT_HELD"
+  | "RUN_EXISTS"
+  | "RUN_NOT_FOUND"
+  | "STORE_INVALID_APPEND"
+  | "STORE_UNAVAILABLE"
+  | "STORE_QUOTA_EXCEEDED"
+  | "STORE_BLOCKED"
+  | "STORE_CLOSED";
+
+/**
+ * Store errors after which a driver must stop (the store cannot take writes
+ * now), as opposed to the refusals it handles (a conflict, a lost lease).
+ */
+export const STORE_FAILURE_CODES: ReadonlySet<StoreErrorCode> = new Set(["STORE_UNAVAILABLE", "STORE_QUOTA_EXCEEDED", "STORE_BLOCKED", "STORE_CLOSED"]);
 
 /** A store's refusal. For JOURNAL_CONFLICT, `actualSeq` is where the journal is. */
 export class StoreError extends IsoagentError {
