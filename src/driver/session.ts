@@ -49,7 +49,7 @@ import {
   unknownToolObservation,
 } from "./observations.js";
 import { resultObservation } from "./projection.js";
-import { isCrash, type Reconciliation, type RunOutcome } from "./types.js";
+import { isCrash, type FaultPoint, type Reconciliation, type RunOutcome } from "./types.js";
 
 /** Thrown inside a session when its lease is gone: it must stop writing at once. */
 class LeaseLost extends Error {}
@@ -454,7 +454,7 @@ export class Session {
       this.event("call.started", { step, callId: call.callId, attempt, idempotencyKey: key });
       return { call, attempt, key, entry: this.ctx.tools.get(call.name)! };
     });
-    for (const s of starts) this.ctx.faults?.at("before_start_append", { runId, step, callId: s.call.callId, tool: s.call.name });
+    for (const s of starts) await this.fault("before_start_append", step, s.call);
     await this.flush();
     // Run only what the journal now says was started: an operator may have
     // cancelled the run before this append landed.
@@ -465,7 +465,7 @@ export class Session {
     if (live.length === 0) return;
     starts.length = 0;
     starts.push(...live);
-    for (const s of starts) this.ctx.faults?.at("after_start_append", { runId, step, callId: s.call.callId, tool: s.call.name });
+    for (const s of starts) await this.fault("after_start_append", step, s.call);
     const outcomes = await Promise.all(starts.map((s) => this.runTool(step, s.call, s.attempt, s.key, s.entry)));
     if (this.lost) throw new LeaseLost();
     let flushNow = false;
@@ -473,7 +473,7 @@ export class Session {
     for (let k = 0; k < starts.length; k++) {
       const s = starts[k]!;
       const o = outcomes[k]!;
-      this.ctx.faults?.at("after_effect", { runId, step, callId: s.call.callId, tool: s.call.name });
+      await this.fault("after_effect", step, s.call);
       this.event("call.finished", { step, callId: s.call.callId, attempt: s.attempt, observation: o.observation });
       if (o.abort !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.failed", { reason: "tool_abort", detail: o.abort });
       if (o.complete !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.completed", { output: o.complete });
@@ -483,8 +483,14 @@ export class Session {
     // The outcome of a side effect is journaled before anything else happens;
     // an interrupted call's too, though the driver's own signal is aborted.
     if (flushNow || interrupted) await this.flush();
-    for (const s of starts) this.ctx.faults?.at("after_finish_append", { runId, step, callId: s.call.callId, tool: s.call.name });
+    for (const s of starts) await this.fault("after_finish_append", step, s.call);
     if (interrupted) throw new Interrupted();
+  }
+
+  /** The testkit's fault injection, when there is one. */
+  private async fault(point: FaultPoint, step: number, call: CallState): Promise<void> {
+    const faults = this.ctx.faults;
+    if (faults !== undefined) await faults.at(point, { runId: this.state.runId, step, callId: call.callId, tool: call.name });
   }
 
   private async runTool(step: number, call: CallState, attempt: number, key: string, entry: ToolEntry): Promise<CallOutcome> {

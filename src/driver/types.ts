@@ -41,9 +41,13 @@ export type ReconcileHook = (call: InterruptedCall) => Promise<Reconciliation> |
 /** Where the testkit may crash a driver, around a tool's effect. */
 export type FaultPoint = "before_start_append" | "after_start_append" | "after_effect" | "after_finish_append";
 
-/** @internal The testkit's fault injection: a hook that may throw {@link Crash} to stop the driver dead. */
+/**
+ * @internal The testkit's fault injection: a hook that may throw {@link Crash}
+ * to stop the driver dead, or return a promise that never settles while the
+ * test kills the process (reloads the page) at exactly that point.
+ */
 export interface Faults {
-  at(point: FaultPoint, where: { readonly runId: RunId; readonly step: number; readonly callId: CallId; readonly tool: string }): void;
+  at(point: FaultPoint, where: { readonly runId: RunId; readonly step: number; readonly callId: CallId; readonly tool: string }): void | Promise<void>;
 }
 
 const CRASH = Symbol.for("isoagent.crash");

@@ -70,7 +70,8 @@ export interface CrashResult {
   readonly executions: number;
 }
 
-interface Execution {
+/** One execution of a tool, as the crash tests log it. */
+export interface Execution {
   readonly tool: string;
   readonly key: string;
   readonly sideEffect: SideEffect;
@@ -111,7 +112,7 @@ async function runToEnd(
   clock: ManualClock,
   ttl: number,
   point: CrashPoint | null,
-): Promise<{ outcome: RunOutcome; crashed: boolean; events: JournalEvent[]; world: ScenarioWorld; log: Execution[]; recovery: string }> {
+): Promise<{ outcome: RunOutcome; crashed: boolean; events: JournalEvent[]; world: ScenarioWorld; log: Execution[] }> {
   const world = scenario.setup();
   const log: Execution[] = [];
   const during = { armed: point === "during_effect" };
@@ -121,7 +122,6 @@ async function runToEnd(
     createDriver({ store, clock, agent: scenario.agent(), tools, reconcile: world.reconcile, owner: `owner-${++owner}`, leaseTtlMs: ttl, ...(faults === undefined ? {} : { faults }) });
   let outcome = await driver(point === null ? undefined : faultsFor(point, scenario.tool)).start(scenario.task);
   const crashed = outcome.stopped === "crashed";
-  let recovery = "none";
   for (let round = 0; round < 10 && outcome.status !== "completed" && outcome.status !== "failed" && outcome.status !== "cancelled"; round++) {
     clock.advance(ttl + 1); // the dead driver's lease expires
     const d = driver();
@@ -130,59 +130,92 @@ async function runToEnd(
       if (a.request.kind !== "interrupted_side_effect") continue;
       const answer = scenario.operator?.(a.request) ?? { resolution: "run_again" as const };
       await d.settle(outcome.runId, a.approvalId, { requestHash: a.requestHash, by: "testkit-operator", resolution: answer.resolution, ...(answer.content === undefined ? {} : { content: answer.content }) });
-      recovery = "operator";
     }
   }
-  const events = await store.read(outcome.runId);
-  for (const e of events) {
-    if (e.type === "call.reconciled" && recovery === "none") recovery = e.by === "runtime" ? "runtime" : e.by === "hook" ? "hook" : "operator";
+  return { outcome, crashed, events: await store.read(outcome.runId), world, log };
+}
+
+/** What a finished run left, for judging a crash against the uncrashed run. */
+export interface RunRecord {
+  readonly status: string;
+  readonly output: JsonValue | undefined;
+  readonly events: readonly JournalEvent[];
+  /** Every execution of every tool: its idempotency key and side effect. */
+  readonly log: readonly Execution[];
+  /** The outside world's state. */
+  readonly world: JsonValue;
+}
+
+/** What a crashed run is compared with. */
+export interface Baseline {
+  readonly steps: readonly string[];
+  readonly final: string;
+  readonly status: string;
+}
+
+const decisions = (events: readonly JournalEvent[]): string[] =>
+  events.filter((e) => e.type === "step.decided").map((e) => canonicalJson((e as Extract<JournalEvent, { type: "step.decided" }>).decision));
+
+/** The uncrashed run, as the crashed ones are judged against it. */
+export function baselineOf(run: RunRecord): Baseline {
+  return { steps: decisions(run.events), final: canonicalJson({ status: run.status, output: run.output ?? null, world: run.world }), status: run.status };
+}
+
+/** How the interrupted call was settled, from the journal. */
+export function recoveryOf(events: readonly JournalEvent[]): string {
+  for (const e of events) if (e.type === "call.reconciled") return e.by === "runtime" ? "runtime" : e.by === "hook" ? "hook" : "operator";
+  return "none";
+}
+
+/** Judges one crashed run against the baseline (see the module's checks). */
+export function judge(scenario: { name: string; tool: string; idempotent: boolean }, point: CrashPoint, crashed: boolean, baseline: Baseline, run: RunRecord): CrashResult {
+  const steps = decisions(run.events);
+  const lostSteps = baseline.steps.filter((s) => !steps.includes(s)).length + (run.status === baseline.status ? 0 : 1);
+  // Executions beyond the first of a call that is not read_only must each
+  // follow a run_again reconciliation (by a hook or an operator).
+  let unreconciledReruns = 0;
+  const byKey = new Map<string, Execution[]>();
+  for (const x of run.log) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x]);
+  for (const [key, xs] of byKey) {
+    if (xs[0]!.sideEffect === "read_only") continue;
+    const parts = key.split(":");
+    const callId = parts[parts.length - 1];
+    const step = parts[parts.length - 2];
+    const allowed = run.events.filter((e) => e.type === "call.reconciled" && e.resolution === "run_again" && e.by !== "runtime" && String(e.step) === step && e.callId === callId).length;
+    unreconciledReruns += Math.max(0, xs.length - 1 - allowed);
   }
-  return { outcome, crashed, events, world, log, recovery };
+  let chainIntact = true;
+  try {
+    verifyChain(run.events);
+  } catch {
+    chainIntact = false;
+  }
+  const final = canonicalJson({ status: run.status, output: run.output ?? null, world: run.world });
+  return {
+    scenario: scenario.name,
+    point,
+    crashed,
+    status: run.status,
+    lostSteps,
+    unreconciledReruns,
+    chainIntact,
+    finalEqual: scenario.idempotent ? final === baseline.final : null,
+    recovery: recoveryOf(run.events),
+    executions: run.log.filter((x) => x.tool === scenario.tool).length,
+  };
 }
 
 /** Runs the scenario uncrashed, then crashed at each point; one result per point. */
 export async function crashTest(scenario: CrashScenario, options: CrashTestOptions): Promise<CrashResult[]> {
   const ttl = options.leaseTtlMs ?? 30_000;
+  const record = (r: Awaited<ReturnType<typeof runToEnd>>): RunRecord => ({ status: r.outcome.status, output: r.outcome.output, events: r.events, log: r.log, world: r.world.state() });
   const baseClock = manualClock();
-  const baseline = await runToEnd(scenario, await options.createStore(baseClock), baseClock, ttl, null);
-  const baselineSteps = baseline.events.filter((e) => e.type === "step.decided").map((e) => canonicalJson((e as Extract<JournalEvent, { type: "step.decided" }>).decision));
-  const baselineFinal = canonicalJson({ status: baseline.outcome.status, output: baseline.outcome.output ?? null, world: baseline.world.state() });
+  const baseline = baselineOf(record(await runToEnd(scenario, await options.createStore(baseClock), baseClock, ttl, null)));
   const results: CrashResult[] = [];
   for (const point of options.points ?? CRASH_POINTS) {
     const clock = manualClock();
     const run = await runToEnd(scenario, await options.createStore(clock), clock, ttl, point);
-    const steps = run.events.filter((e) => e.type === "step.decided").map((e) => canonicalJson((e as Extract<JournalEvent, { type: "step.decided" }>).decision));
-    const lostSteps = baselineSteps.filter((s) => !steps.includes(s)).length + (run.outcome.status === baseline.outcome.status ? 0 : 1);
-    // Executions beyond the first of a call that is not read_only must each
-    // follow a run_again reconciliation (by a hook or an operator).
-    let unreconciledReruns = 0;
-    const byKey = new Map<string, Execution[]>();
-    for (const x of run.log) byKey.set(x.key, [...(byKey.get(x.key) ?? []), x]);
-    for (const [key, xs] of byKey) {
-      if (xs[0]!.sideEffect === "read_only") continue;
-      const [, step, callId] = key.split(":");
-      const allowed = run.events.filter((e) => e.type === "call.reconciled" && e.resolution === "run_again" && e.by !== "runtime" && String(e.step) === step && e.callId === callId).length;
-      unreconciledReruns += Math.max(0, xs.length - 1 - allowed);
-    }
-    let chainIntact = true;
-    try {
-      verifyChain(run.events);
-    } catch {
-      chainIntact = false;
-    }
-    const final = canonicalJson({ status: run.outcome.status, output: run.outcome.output ?? null, world: run.world.state() });
-    results.push({
-      scenario: scenario.name,
-      point,
-      crashed: run.crashed,
-      status: run.outcome.status,
-      lostSteps,
-      unreconciledReruns,
-      chainIntact,
-      finalEqual: scenario.idempotent ? final === baselineFinal : null,
-      recovery: run.recovery,
-      executions: run.log.filter((x) => x.tool === scenario.tool).length,
-    });
+    results.push(judge(scenario, point, run.crashed, baseline, record(run)));
   }
   return results;
 }

@@ -8,5 +8,5 @@ export { runStoreConformance, STORE_CASES, type ConformanceSkip, type StoreConfo
 export { manualClock, type ManualClock } from "../clock.js";
 export { sequentialIds } from "../ids.js";
 export { fuzz, seededRandom, type FuzzOptions, type FuzzReport, type FuzzSample, type SampleKind } from "./fuzz.js";
-export { CRASH_POINTS, crashTest, type CrashPoint, type CrashResult, type CrashScenario, type CrashTestOptions, type ScenarioWorld } from "./crash.js";
-export { listScenario } from "./scenarios.js";
+export { baselineOf, CRASH_POINTS, crashTest, judge, recoveryOf, type Baseline, type CrashPoint, type CrashResult, type CrashScenario, type CrashTestOptions, type Execution, type RunRecord, type ScenarioWorld } from "./crash.js";
+export { listScenario, type WorldStorage } from "./scenarios.js";
