@@ -1,12 +1,7 @@
 import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
 
-// Debian's Chromium, never a browser a test tool downloads. These flags keep
-// it from reaching out to Google's services on a closed network.
-export const CHROMIUM = {
-  executablePath: process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-};
+import { CHROMIUM } from "./test/helpers/chromium.js";
 
 export default defineConfig({
   test: {
@@ -15,7 +10,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/workerd/**", "test/browser/**"],
+          exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**"],
           environment: "node",
         },
       },
@@ -27,6 +22,17 @@ export default defineConfig({
           include: ["test/workerd/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // Pages in headless Chromium driven by playwright-core: killed at a
+        // boundary, racing, the example app end to end.
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
           hookTimeout: 60_000,
         },
       },
