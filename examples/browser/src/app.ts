@@ -1,0 +1,156 @@
+/**
+ * An offline-capable in-browser agent app: runs are kept in IndexedDB
+ * (isoagent/idb), driven in this tab, and resumed when the page is reloaded.
+ * The page lists runs, shows a run's journal live, and answers approvals,
+ * showing what is asked: the tool, its arguments, its side effect and what
+ * it touches. No framework, no eval (the page's CSP forbids it).
+ */
+import { idbStore } from "../../../adapters/idb/index.js";
+import { createDriver, type ApprovalState, type JournalEvent, type RunId, type RunSummary } from "../../../src/index.js";
+import { notesAgent } from "./agent.js";
+import { openWorkspace } from "./workspace.js";
+
+const params = new URLSearchParams(location.search);
+const store = idbStore({ name: params.get("db") ?? "isoagent-example" });
+const workspace = await openWorkspace(params.get("workspace") ?? "isoagent-example-workspace", Number(params.get("writeDelayMs") ?? 1500));
+const owner = `tab-${crypto.randomUUID().slice(0, 8)}`;
+const driver = createDriver({ store, agent: notesAgent(), tools: workspace.tools, reconcile: workspace.reconcile, owner, leaseTtlMs: 3_000 });
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+let selected: RunId | undefined = (params.get("run") as RunId | null) ?? undefined;
+let driving = 0;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function line(e: JournalEvent): string {
+  switch (e.type) {
+    case "run.created":
+      return `task ${JSON.stringify(e.task)}`;
+    case "run.resumed":
+      return `driven by ${e.owner} (lease token ${e.token})`;
+    case "step.decided":
+      return e.decision.kind === "final" ? `step ${e.step}: final ${JSON.stringify(e.decision.output)}` : `step ${e.step}: ${e.decision.calls.map((c) => `${c.name} ${c.args}`).join(", ")}`;
+    case "call.permission":
+      return `${e.callId}: ${e.permission} (${e.source})`;
+    case "approval.requested":
+      return `${e.request.kind === "call" ? "approval" : "interrupted side effect"}: ${e.request.tool}`;
+    case "approval.resolved":
+      return `${e.decision} by ${e.by}`;
+    case "call.started":
+      return `${e.callId} attempt ${e.attempt}`;
+    case "call.finished":
+      return `${e.callId}: ${e.observation.type}${e.late === true ? " (late)" : ""}`;
+    case "call.rejected":
+      return `${e.callId}: ${e.observation.type}`;
+    case "call.reconciled":
+      return `${e.callId}: ${e.resolution} by ${e.by}`;
+    case "run.completed":
+      return `output ${JSON.stringify(e.output)}`;
+    case "run.failed":
+      return `${e.reason}: ${e.detail}`;
+    case "run.cancelled":
+      return `by ${e.by}`;
+  }
+}
+
+function renderRuns(runs: RunSummary[]): void {
+  const list = $("runs");
+  list.replaceChildren(
+    ...runs.map((r) => {
+      const item = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status), " ", el("span", { class: "seq" }, `${r.seq} events`));
+      item.addEventListener("click", () => {
+        selected = r.runId;
+        void refresh();
+      });
+      return item;
+    }),
+  );
+}
+
+function renderApproval(runId: RunId, a: ApprovalState): HTMLElement {
+  const r = a.request;
+  const answer = async (approve: boolean): Promise<void> => {
+    const by = "you (in the page)";
+    if (approve) await driver.approve(runId, a.approvalId, { requestHash: a.requestHash, by });
+    else await driver.deny(runId, a.approvalId, { requestHash: a.requestHash, by });
+    void drive(runId);
+  };
+  const approve = el("button", { class: "approve", "data-approval": a.approvalId }, r.kind === "call" ? "Approve" : "Run it again");
+  const deny = el("button", { class: "deny", "data-approval": a.approvalId }, r.kind === "call" ? "Deny" : "Record it as not done");
+  approve.addEventListener("click", () => void answer(true));
+  deny.addEventListener("click", () => void answer(false));
+  return el(
+    "section",
+    { class: "approval", "data-approval": a.approvalId },
+    el("h3", {}, r.kind === "call" ? `${r.tool} asks for approval` : `${r.tool} was interrupted: did it take effect?`),
+    el("dl", {}, el("dt", {}, "tool"), el("dd", { class: "tool" }, r.tool), el("dt", {}, "side effect"), el("dd", { class: "side-effect" }, r.sideEffect), el("dt", {}, "touches"), el("dd", { class: "resources" }, r.resources.map((x) => `${x.kind} ${x.value}`).join(", ") || "nothing declared"), el("dt", {}, "request"), el("dd", { class: "hash" }, `${a.requestHash.slice(0, 16)}…`)),
+    el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)),
+    el("div", { class: "buttons" }, approve, deny),
+  );
+}
+
+async function renderRun(runId: RunId): Promise<void> {
+  const state = await driver.state(runId);
+  const events = await driver.events(runId);
+  $("run-title").textContent = `${runId}: ${state.status}`;
+  $("run").dataset["status"] = state.status;
+  const pending = Object.values(state.approvals).filter((a) => a.status === "pending");
+  $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
+  $("journal").replaceChildren(...events.map((e) => el("tr", { "data-type": e.type }, el("td", {}, String(e.seq)), el("td", {}, e.type), el("td", {}, line(e)))));
+  const files = await workspace.files();
+  $("files").replaceChildren(...files.map((f) => el("li", {}, el("strong", {}, f.path), el("pre", {}, f.content))));
+}
+
+async function refresh(): Promise<void> {
+  const runs = await store.listRuns();
+  selected ??= runs[0]?.runId;
+  renderRuns(runs);
+  if (selected !== undefined) await renderRun(selected);
+  $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} · ${driving > 0 ? "driving" : "idle"}`;
+}
+
+async function drive(runId?: RunId): Promise<void> {
+  driving++;
+  try {
+    if (runId !== undefined) await driver.resume(runId);
+    else await driver.driveAll();
+  } finally {
+    driving--;
+    await refresh();
+  }
+}
+
+$("start").addEventListener("click", () => {
+  void (async () => {
+    const runId = await driver.create({ goal: "summarise my notes into notes/summary.md" });
+    selected = runId;
+    await refresh();
+    await drive(runId);
+  })();
+});
+
+// Live: the journal and the list follow what this tab, or any other, writes.
+setInterval(() => void refresh(), 400);
+// A run left by a closed (or reloaded) tab is taken over once its lease expires.
+setInterval(() => {
+  if (driving === 0) void drive();
+}, 1000);
+window.addEventListener("online", () => void drive());
+window.addEventListener("offline", () => void refresh());
+
+// Offline: the service worker keeps the app shell, so a reload works without the network.
+if ("serviceWorker" in navigator && params.get("sw") !== "off") {
+  void navigator.serviceWorker.register("./sw.js").then(() => {
+    document.body.dataset["sw"] = "registered";
+  });
+}
+
+await refresh();
+document.body.dataset["ready"] = "yes";
+// A reload mid-run: whatever was running is resumed here.
+void drive();

@@ -1,0 +1,106 @@
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBrowserExample } from "../../scripts/lib/example-browser.js";
+import { serveStatic, type StaticSite } from "../../scripts/lib/static-server.js";
+import { chromiumPresent } from "../helpers/chromium.js";
+import { launch } from "../helpers/pages.js";
+
+const present = chromiumPresent();
+let browser: Browser;
+let site: StaticSite;
+let offline = false;
+const ARTIFACTS = "test-results";
+
+beforeAll(async () => {
+  if (!present) return;
+  site = await serveStatic(await buildBrowserExample(mkdtempSync(join(tmpdir(), "isoagent-example-"))));
+  browser = await launch();
+  mkdirSync(ARTIFACTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  if (!offline) await site?.close();
+});
+
+async function ready(page: Page): Promise<void> {
+  await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+}
+
+/** The workspace's record of writes, read from the page's IndexedDB. */
+function writes(page: Page): Promise<{ key: string; path: string }[]> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("isoagent-example-workspace");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const req = open.result.transaction("writes").objectStore("writes").getAll();
+          req.onsuccess = () => {
+            resolve(req.result);
+            open.result.close();
+          };
+        };
+      }),
+  );
+}
+
+describe.skipIf(!present)("examples/browser in Chromium", () => {
+  it("approves from the page, survives a reload during a tool call without a second effect, and works offline", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${site.url}?writeDelayMs=1500`);
+    await ready(page);
+    // The page runs under a CSP without 'unsafe-eval'.
+    const csp = await page.evaluate(async () => (await fetch(location.href)).headers.get("content-security-policy"));
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-eval");
+
+    // Start a run; it stops to ask before writing, and the page shows what is asked.
+    await page.click("#start");
+    const approval = page.locator(".approval");
+    await approval.waitFor();
+    expect(await approval.locator(".tool").textContent()).toBe("write_file");
+    expect(await approval.locator(".side-effect").textContent()).toBe("local_mutation");
+    expect(await approval.locator(".resources").textContent()).toBe("path notes/summary.md");
+    expect(JSON.parse((await approval.locator(".args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
+    await page.screenshot({ path: `${ARTIFACTS}/browser-example-approval.png`, fullPage: true });
+
+    // Approve from the page; reload while the (slow) write is running.
+    await page.click(".approval button.approve");
+    await page.waitForFunction(() => [...document.querySelectorAll("#journal tr[data-type='call.started']")].length >= 3);
+    await page.reload();
+    await ready(page);
+    await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
+    const journal = await page.locator("#journal tr").allTextContents();
+    expect(journal.some((row) => row.includes("call.reconciled"))).toBe(true);
+    const summaryWrites = (await writes(page)).filter((w) => w.path === "notes/summary.md");
+    expect(summaryWrites.length).toBe(1);
+    await page.screenshot({ path: `${ARTIFACTS}/browser-example.png`, fullPage: true });
+
+    // Offline: the service worker serves the app; a run completes and a reload still works.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null || document.body.dataset["sw"] === "registered");
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    // Cut the network for real: the server is gone, not just emulated away
+    // (Chromium's offline emulation does not reach service workers).
+    await context.setOffline(true);
+    site.server.closeAllConnections();
+    await site.close();
+    offline = true;
+    await page.reload();
+    await ready(page);
+    await page.click("#start");
+    await page.locator(".approval button.approve").click();
+    await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
+    await page.reload();
+    await ready(page);
+    expect(await page.locator("#runs li[data-status=completed]").count()).toBe(2);
+    await context.setOffline(false);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
