@@ -4,6 +4,7 @@
  * ratio to a baseline measured in the same run.
  */
 import { benchCheckArgs, printCheckArgs } from "./check-args.js";
+import { benchIdb, printIdb } from "./idb.js";
 import { benchSteps, printSteps } from "./steps.js";
 
 const args = process.argv.slice(2);
@@ -14,6 +15,7 @@ const options = quick ? { rounds: 5, batchMs: 15 } : { rounds: 15, batchMs: 40 }
 const BENCHMARKS: Record<string, () => void | Promise<void>> = {
   "check-args": () => printCheckArgs(benchCheckArgs(options)),
   steps: async () => printSteps(await benchSteps({ quick })),
+  idb: async () => printIdb(await benchIdb({ quick })),
 };
 
 const selected = Object.keys(BENCHMARKS).filter((id) => prefixes.length === 0 || prefixes.some((p) => id.startsWith(p)));

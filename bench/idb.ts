@@ -1,0 +1,85 @@
+/**
+ * `npm run bench -- idb`: durable steps per second on IndexedDB in Chromium,
+ * against a raw `idb` loop of one small put per transaction with the same
+ * durability, in the same page and run (rounds alternate).
+ */
+import { writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
+import { serveStatic } from "../scripts/lib/static-server.js";
+import { CHROMIUM } from "../test/helpers/chromium.js";
+import { formatNs } from "./harness.js";
+
+export interface IdbFigure {
+  readonly durability: "strict" | "relaxed";
+  readonly steps: number;
+  readonly rawMsPerTx: number;
+  readonly driverMsPerStep: number;
+  readonly stepsPerSecond: number;
+  /** Driver steps per second / raw transactions per second (goal: at least 0.9). */
+  readonly ratio: number;
+  readonly ratioMin: number;
+  readonly ratioMax: number;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+export async function benchIdb(options: { quick?: boolean } = {}): Promise<IdbFigure[]> {
+  const dir = mkdtempSync(join(tmpdir(), "isoagent-bench-"));
+  writeFileSync(join(dir, "index.html"), '<!doctype html><html><body><script type="module" src="./idb.js"></script></body></html>');
+  await build({ entryPoints: ["bench/pages/idb.ts"], bundle: true, format: "esm", platform: "browser", target: "es2022", outfile: join(dir, "idb.js"), logLevel: "warning" });
+  const site = await serveStatic(dir);
+  const browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: CHROMIUM.args, headless: true });
+  const figures: IdbFigure[] = [];
+  try {
+    const page = await browser.newPage();
+    await page.goto(site.url);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    const steps = options.quick ? 100 : 200;
+    const rounds = options.quick ? 3 : 7;
+    for (const durability of ["relaxed", "strict"] as const) {
+      // Warm-up, then alternate.
+      await page.evaluate(([n, d]) => window.bench.raw(n, d), [20, durability] as const);
+      await page.evaluate(([n, d]) => window.bench.driver(n, d), [20, durability] as const);
+      const raw: number[] = [];
+      const drv: number[] = [];
+      const ratios: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        const order = r % 2 === 0 ? ["raw", "driver"] : ["driver", "raw"];
+        const got: Record<string, number> = {};
+        for (const which of order) {
+          got[which] = (await page.evaluate(([w, n, d]) => (w === "raw" ? window.bench.raw(n, d) : window.bench.driver(n, d)), [which, steps, durability] as const)) / steps;
+        }
+        raw.push(got["raw"]!);
+        drv.push(got["driver"]!);
+        ratios.push(got["raw"]! / got["driver"]!);
+      }
+      figures.push({
+        durability,
+        steps,
+        rawMsPerTx: median(raw),
+        driverMsPerStep: median(drv),
+        stepsPerSecond: 1000 / median(drv),
+        ratio: median(ratios),
+        ratioMin: Math.min(...ratios),
+        ratioMax: Math.max(...ratios),
+      });
+    }
+  } finally {
+    await browser.close();
+    await site.close();
+  }
+  return figures;
+}
+
+export function printIdb(figures: IdbFigure[]): void {
+  console.log("idb: driver steps on IndexedDB in Chromium against one small put per transaction, same durability, same page");
+  console.log("| durability | raw put per transaction | driver per step | steps per second | ratio (steps/s / puts/s) (spread) |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const f of figures) {
+    console.log(`| ${f.durability} | ${formatNs(f.rawMsPerTx * 1e6)} | ${formatNs(f.driverMsPerStep * 1e6)} | ${Math.round(f.stepsPerSecond)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) |`);
+  }
+  console.log("goal: a ratio of at least 0.9 (a step costs about one transaction)");
+}

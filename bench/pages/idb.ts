@@ -1,0 +1,53 @@
+/**
+ * The IndexedDB bench, in the page: the driver's durable steps on idbStore
+ * against a raw `idb` loop of one small put per transaction, with the same
+ * durability. The node side alternates them round by round.
+ */
+import { openDB } from "idb";
+import { idbStore } from "../../adapters/idb/index.js";
+import { call, calls, createDriver, defineTool, final, scriptedAgent, strictObject, type Tool } from "../../src/index.js";
+
+declare global {
+  interface Window {
+    bench: typeof bench;
+  }
+}
+
+const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 10_000, call: () => "ok" }) as Tool<never, unknown>;
+let round = 0;
+
+const bench = {
+  /** ms for `n` transactions of one small put each. */
+  async raw(n: number, durability: "strict" | "relaxed"): Promise<number> {
+    const name = `raw-${durability}-${++round}`;
+    const db = await openDB(name, 1, { upgrade: (d) => void d.createObjectStore("kv") });
+    const t = performance.now();
+    for (let k = 0; k < n; k++) {
+      const tx = db.transaction("kv", "readwrite", { durability });
+      void tx.store.put({ step: k, text: "a small value" }, k);
+      await tx.done;
+    }
+    const ms = performance.now() - t;
+    db.close();
+    indexedDB.deleteDatabase(name);
+    return ms;
+  },
+
+  /** ms for a run of `n` read-only steps, every one journaled with its hash chain. */
+  async driver(n: number, durability: "strict" | "relaxed"): Promise<number> {
+    const name = `driver-${durability}-${++round}`;
+    const store = idbStore({ name, durability });
+    const agent = scriptedAgent((view) => (view.step <= n ? calls(call("noop")) : final("done")));
+    const driver = createDriver({ store, agent, tools: [noop], limits: { maxSteps: n + 1 } });
+    const t = performance.now();
+    const outcome = await driver.start("bench");
+    const ms = performance.now() - t;
+    if (outcome.status !== "completed") throw new Error(`bench run ended ${outcome.status}`);
+    store.close();
+    indexedDB.deleteDatabase(name);
+    return ms;
+  },
+};
+
+window.bench = bench;
+document.body.dataset["ready"] = "yes";
