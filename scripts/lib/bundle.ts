@@ -9,6 +9,7 @@ import { gzipSync } from "node:zlib";
 export const ENTRY_POINTS: Record<string, string> = {
   index: "src/index.ts",
   testkit: "src/testkit/index.ts",
+  http: "src/http/index.ts",
 };
 
 /** Adapters' entry points, bundled beside the core (they may use their platform). */

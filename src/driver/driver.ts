@@ -3,7 +3,7 @@ import { randomIds, type ApprovalId, type RunId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json/index.js";
 import { seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
 import { allowAll } from "../policy/index.js";
-import { memoryStore } from "../store/index.js";
+import { memoryStore, type RunFilter, type RunSummary } from "../store/index.js";
 import { compileTools, type Tool } from "../tools/index.js";
 import { randomUuid, type AbortSignalLike } from "../web.js";
 import { shapeChecker, shapeHash, type DriverContext, type ToolEntry } from "./context.js";
@@ -33,6 +33,8 @@ export interface Driver {
   cancel(runId: RunId, options: { by: string; reason?: string }): Promise<RunState>;
   /** The run's state, from its journal. */
   state(runId: RunId): Promise<RunState>;
+  /** Runs in the store, most recently updated first. */
+  listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   /** The run's events from `fromSeq`. */
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
 }
@@ -158,6 +160,7 @@ export function createDriver(options: DriverOptions): Driver {
     settle: (runId, approvalId, answer) => settle(ctx, runId, approvalId, answer),
     cancel: (runId, opts) => cancel(ctx, runId, opts),
     state: (runId) => loadState(ctx.store, runId),
+    listRuns: (filter) => ctx.store.listRuns(filter),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
   };
 }

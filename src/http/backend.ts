@@ -1,0 +1,59 @@
+/**
+ * What the HTTP app needs of wherever runs live: in this process (a driver
+ * and its store), or in Durable Objects (one per run, each driving its own).
+ */
+import type { Driver } from "../driver/index.js";
+import type { ApprovalAnswer, Settlement } from "../driver/index.js";
+import type { ApprovalId, RunId } from "../ids.js";
+import type { JsonValue } from "../json/index.js";
+import type { JournalEvent, RunState } from "../journal/index.js";
+import type { RunFilter, RunSummary } from "../store/index.js";
+
+export interface RunsBackend {
+  /** Creates a run and starts driving it. */
+  create(task: JsonValue): Promise<RunId>;
+  list(filter: RunFilter): Promise<RunSummary[]>;
+  state(runId: RunId): Promise<RunState>;
+  events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
+  /** Answers an approval; the run is then driven on. */
+  approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
+  deny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
+  settle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<void>;
+  cancel(runId: RunId, options: { by: string; reason?: string | undefined }): Promise<void>;
+}
+
+/**
+ * A backend on a driver in this process (Node, a test, a single Worker with
+ * the memory store): runs are driven in the background after each change.
+ */
+export function driverBackend(driver: Driver, options: { onError?: (e: unknown) => void } = {}): RunsBackend {
+  const store = { listRuns: (filter: RunFilter) => driver.listRuns(filter) };
+  const drive = (runId: RunId): void => {
+    void driver.resume(runId).catch((e: unknown) => options.onError?.(e));
+  };
+  return {
+    async create(task) {
+      const runId = await driver.create(task);
+      drive(runId);
+      return runId;
+    },
+    list: (filter) => store.listRuns(filter),
+    state: (runId) => driver.state(runId),
+    events: (runId, fromSeq) => driver.events(runId, fromSeq),
+    async approve(runId, approvalId, answer) {
+      await driver.approve(runId, approvalId, answer);
+      drive(runId);
+    },
+    async deny(runId, approvalId, answer) {
+      await driver.deny(runId, approvalId, answer);
+      drive(runId);
+    },
+    async settle(runId, approvalId, answer) {
+      await driver.settle(runId, approvalId, answer);
+      drive(runId);
+    },
+    async cancel(runId, opts) {
+      await driver.cancel(runId, { by: opts.by, ...(opts.reason === undefined ? {} : { reason: opts.reason }) });
+    },
+  };
+}

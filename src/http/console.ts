@@ -1,0 +1,175 @@
+/**
+ * The operator console: one page, no framework, no eval, served under a CSP
+ * by the HTTP app. It lists runs, follows a run's journal live (server-sent
+ * events, resumed from the last event seen), shows a pending approval in full
+ * (tool, arguments, side effect, resources, the preview the tool gives, the
+ * request hash) with approve / deny, settles an interrupted side effect, and
+ * cancels a run. Everything untrusted is written with textContent.
+ */
+
+export const CONSOLE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>isoagent console</title>
+<link rel="stylesheet" href="/console.css">
+<link rel="icon" href="data:,">
+</head>
+<body>
+<header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span></header>
+<main>
+<nav><h2>Runs</h2><ul id="runs"></ul></nav>
+<section id="run" data-status="none">
+<div class="title"><h2 id="run-title">Pick a run</h2><button id="cancel" class="deny" hidden>Cancel run</button></div>
+<div id="summary"></div>
+<div id="approvals"></div>
+<h3>Journal</h3>
+<table><thead><tr><th>#</th><th>event</th><th>what</th></tr></thead><tbody id="journal"></tbody></table>
+</section>
+</main>
+<script type="module" src="/console.js"></script>
+</body>
+</html>`;
+
+export const CONSOLE_CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
+header{display:flex;align-items:baseline;gap:16px;padding:10px 20px;background:#1d2330;color:#fff}
+header h1{margin:0;font-size:18px}header h1 span{opacity:.6;font-weight:normal}#status{font-size:12px;opacity:.8}
+main{display:grid;grid-template-columns:260px 1fr;gap:16px;padding:16px 20px}
+nav ul{list-style:none;margin:0;padding:0}nav li{background:#fff;border-radius:4px;padding:6px 8px;margin-bottom:4px;cursor:pointer;word-break:break-all}
+nav li.selected{outline:2px solid #3b6ef5}.badge{font-size:11px;padding:1px 6px;border-radius:8px;background:#e4e7ee;margin-left:4px}
+.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.failed,.badge.cancelled{background:#f6d3d0}
+.title{display:flex;align-items:center;gap:12px}.title h2{margin:0}
+button{font:inherit;padding:6px 12px;border:0;border-radius:4px;background:#3b6ef5;color:#fff;cursor:pointer}button.deny{background:#b3261e}button.neutral{background:#5b6475}
+table{width:100%;border-collapse:collapse;background:#fff;font-size:12px}td,th{text-align:left;padding:4px 6px;border-bottom:1px solid #eceef2;vertical-align:top}
+td pre{margin:0;white-space:pre-wrap;word-break:break-all}
+.approval{background:#fff8e1;border:1px solid #f2c94c;border-radius:6px;padding:10px 14px;margin:12px 0}
+.approval h3{margin:0 0 6px;font-size:15px}.approval dl{display:grid;grid-template-columns:110px 1fr;margin:0 0 8px}.approval dt{opacity:.7}.approval dd{margin:0;word-break:break-all}
+.approval pre{background:#fff;padding:6px;border-radius:4px;white-space:pre-wrap;font-size:12px}.buttons{display:flex;gap:8px;flex-wrap:wrap}
+#summary{margin:8px 0;font-size:13px}`;
+
+export const CONSOLE_JS = `// The isoagent operator console. Plain DOM; untrusted text goes through textContent.
+const $ = (id) => document.getElementById(id);
+let selected = new URLSearchParams(location.search).get("run");
+let source = null;
+let lastSeq = 0;
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  for (const c of children) node.append(c);
+  return node;
+}
+
+async function api(path, init) {
+  const res = await fetch(path, { credentials: "same-origin", ...(init || {}), headers: { "content-type": "application/json", ...((init || {}).headers || {}) } });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error((body.error && body.error.message) || res.statusText);
+  return body;
+}
+
+function describe(e) {
+  switch (e.type) {
+    case "run.created": return "task " + JSON.stringify(e.task);
+    case "run.resumed": return "driven by " + e.owner + " (lease token " + e.token + ")";
+    case "step.decided": return e.decision.kind === "final" ? "step " + e.step + ": final " + JSON.stringify(e.decision.output) : "step " + e.step + ": " + e.decision.calls.map((c) => c.name + " " + c.args).join(", ");
+    case "call.permission": return e.callId + ": " + e.permission + " (" + e.source + ")" + (e.reason ? " " + e.reason : "");
+    case "approval.requested": return (e.request.kind === "call" ? "approval asked: " : "interrupted side effect: ") + e.request.tool;
+    case "approval.resolved": return e.decision + " by " + e.by;
+    case "call.started": return e.callId + " attempt " + e.attempt;
+    case "call.finished": return e.callId + ": " + e.observation.type + (e.late ? " (late)" : "");
+    case "call.rejected": return e.callId + ": " + e.observation.type;
+    case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by;
+    case "run.completed": return "output " + JSON.stringify(e.output);
+    case "run.failed": return e.reason + ": " + e.detail;
+    case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");
+    default: return "";
+  }
+}
+
+async function loadRuns() {
+  const { runs } = await api("/runs?limit=100");
+  if (!selected && runs.length > 0) selected = runs[0].runId;
+  $("runs").replaceChildren(...runs.map((r) => {
+    const li = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, r.runId, el("span", { class: "badge " + r.status }, r.status));
+    li.addEventListener("click", () => { selected = r.runId; follow(); loadRuns(); });
+    return li;
+  }));
+}
+
+function approvalView(runId, a) {
+  const r = a.request;
+  const answer = async (body, path) => {
+    try { await api(path, { method: "POST", body: JSON.stringify(body) }); } catch (e) { alert(e.message); }
+    await loadRun();
+  };
+  const buttons = el("div", { class: "buttons" });
+  if (r.kind === "call") {
+    const approve = el("button", { class: "approve" }, "Approve");
+    const deny = el("button", { class: "deny" }, "Deny");
+    approve.addEventListener("click", () => answer({ decision: "approve", requestHash: a.requestHash, by: "console" }, "/runs/" + runId + "/approvals/" + a.approvalId));
+    deny.addEventListener("click", () => answer({ decision: "deny", requestHash: a.requestHash, by: "console" }, "/runs/" + runId + "/approvals/" + a.approvalId));
+    buttons.append(approve, deny);
+  } else {
+    const again = el("button", { class: "run-again" }, "It did not happen: run it again");
+    const done = el("button", { class: "record-result neutral" }, "It happened: record it as done");
+    const failed = el("button", { class: "record-failure deny" }, "Record it as failed");
+    const settle = (resolution, content) => answer({ approvalId: a.approvalId, requestHash: a.requestHash, resolution, by: "console", ...(content === undefined ? {} : { content }) }, "/runs/" + runId + "/reconcile");
+    again.addEventListener("click", () => settle("run_again"));
+    done.addEventListener("click", () => settle("record_result", { recorded_by: "operator" }));
+    failed.addEventListener("click", () => settle("record_failure"));
+    buttons.append(again, done, failed);
+  }
+  const rows = [["tool", r.tool], ["side effect", r.sideEffect], ["touches", r.resources.map((x) => x.kind + " " + x.value).join(", ") || "nothing declared"], ["call", r.callId + " (step " + r.step + ", attempt " + r.attempt + ")"], ["request", a.requestHash]];
+  const dl = el("dl", {});
+  for (const [k, v] of rows) dl.append(el("dt", {}, k), el("dd", { class: k.replace(" ", "-") }, v));
+  const section = el("section", { class: "approval", "data-approval": a.approvalId, "data-kind": r.kind },
+    el("h3", {}, r.kind === "call" ? r.tool + " asks for approval" : r.tool + " was interrupted: did it take effect?"),
+    dl, el("div", {}, "arguments"), el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)));
+  if (r.preview) section.append(el("div", {}, "what it would change"), el("pre", { class: "preview" }, r.preview));
+  section.append(buttons);
+  return section;
+}
+
+async function loadRun() {
+  if (!selected) return;
+  const { run } = await api("/runs/" + encodeURIComponent(selected));
+  $("run-title").textContent = run.runId + ": " + run.status;
+  $("run").dataset.status = run.status;
+  $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
+  $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
+  $("cancel").hidden = !(run.status === "running" || run.status === "waiting");
+}
+
+function follow() {
+  if (source) source.close();
+  $("journal").replaceChildren();
+  lastSeq = 0;
+  if (!selected) return;
+  loadRun();
+  // Live, and resumed by the browser from the last event id after a drop.
+  source = new EventSource("/runs/" + encodeURIComponent(selected) + "/events");
+  source.addEventListener("journal", (m) => {
+    const e = JSON.parse(m.data);
+    if (e.seq <= lastSeq) return;
+    lastSeq = e.seq;
+    $("journal").append(el("tr", { "data-type": e.type, "data-seq": String(e.seq) }, el("td", {}, String(e.seq)), el("td", {}, e.type), el("td", {}, el("pre", {}, describe(e)))));
+    loadRun();
+  });
+  source.addEventListener("end", () => { source.close(); loadRun(); loadRuns(); });
+}
+
+$("cancel").addEventListener("click", async () => {
+  if (!selected) return;
+  try { await api("/runs/" + encodeURIComponent(selected) + "/cancel", { method: "POST", body: JSON.stringify({ by: "console" }) }); } catch (e) { alert(e.message); }
+  loadRun();
+});
+
+async function tick() {
+  try { await loadRuns(); $("status").textContent = "connected"; } catch (e) { $("status").textContent = "not connected: " + e.message; }
+}
+await tick();
+follow();
+setInterval(tick, 2000);
+document.body.dataset.ready = "yes";
+`;

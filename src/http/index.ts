@@ -1,0 +1,8 @@
+/**
+ * isoagent/http: the runs API and the operator console, as a hono app that
+ * is the same on Workers and in Node.
+ *
+ * @module
+ */
+export { createHttpApp, type HttpAppOptions } from "./app.js";
+export { driverBackend, type RunsBackend } from "./backend.js";
