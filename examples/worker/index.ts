@@ -1,22 +1,19 @@
 /**
- * A minimal Worker (the one wrangler.toml names until the Durable Object
- * issue brings the real one): POST /check/<tool> with the raw argument text
- * as the body; it answers with what the runtime accepts or the exact
- * invalid_decision text. No eval anywhere, as workerd requires.
+ * The Worker wrangler.toml deploys (and `npm start` runs locally on workerd):
+ * the runs API and operator console, each run in its own Durable Object,
+ * driven there by the demo agent over a workspace in the object's storage.
  */
-import { checkArgs } from "../../src/index.js";
-import { readFile, writeFile } from "../tools.js";
+import { defineRunObject, RunIndex, workerApp, type WorkerEnv } from "../../adapters/durable-object/index.js";
+import { demoAgent } from "./agent.js";
+import { workspaceTools } from "./workspace.js";
 
-const TOOLS = { read_file: readFile, write_file: writeFile } as const;
+export const RunObject = defineRunObject<WorkerEnv>({
+  agent: () => demoAgent(),
+  tools: ({ storage }) => workspaceTools(storage).tools,
+  reconcile: ({ storage }) => workspaceTools(storage).reconcile,
+});
+export { RunIndex };
 
 export default {
-  async fetch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const name = url.pathname.replace(/^\/check\//, "");
-    if (request.method !== "POST" || !Object.prototype.hasOwnProperty.call(TOOLS, name)) {
-      return Response.json({ error: { code: "NOT_FOUND", message: "POST /check/read_file or /check/write_file" } }, { status: 404 });
-    }
-    const r = checkArgs(TOOLS[name as keyof typeof TOOLS] as never, new Uint8Array(await request.arrayBuffer()));
-    return Response.json(r.valid ? { valid: true, args: r.args } : { valid: false, failure: r.failure, text: r.text }, { status: r.valid ? 200 : 422 });
-  },
+  fetch: (request: Request, env: WorkerEnv, ctx: ExecutionContext) => workerApp(env).fetch(request, env, ctx),
 };

@@ -12,9 +12,10 @@ export const ENTRY_POINTS: Record<string, string> = {
   http: "src/http/index.ts",
 };
 
-/** Adapters' entry points, bundled beside the core (they may use their platform). */
-export const ADAPTER_ENTRY_POINTS: Record<string, string> = {
-  idb: "adapters/idb/index.ts",
+/** Adapters' entry points, by the platform they run on, bundled beside the core (they may use their platform). */
+export const ADAPTER_ENTRY_POINTS: Partial<Record<Platform, Record<string, string>>> = {
+  browser: { idb: "adapters/idb/index.ts" },
+  workers: { "durable-object": "adapters/durable-object/index.ts" },
 };
 
 export type Platform = "browser" | "workers" | "node";
@@ -29,7 +30,7 @@ export const PLATFORM_OPTIONS: Record<Platform, BuildOptions> = {
 /** Builds the package bundles for one platform into `dist/<platform>/` (dependencies stay imports). */
 export async function buildPlatform(platform: Platform): Promise<void> {
   await build({
-    entryPoints: platform === "browser" ? { ...ENTRY_POINTS, ...ADAPTER_ENTRY_POINTS } : ENTRY_POINTS,
+    entryPoints: { ...ENTRY_POINTS, ...ADAPTER_ENTRY_POINTS[platform] },
     outdir: `dist/${platform}`,
     bundle: true,
     splitting: true,
@@ -37,6 +38,7 @@ export async function buildPlatform(platform: Platform): Promise<void> {
     target: "es2022",
     sourcemap: true,
     packages: "external",
+    external: ["cloudflare:*"],
     logLevel: "warning",
     ...PLATFORM_OPTIONS[platform],
   });
@@ -111,4 +113,10 @@ export async function checkCoreNeutral(entry = "src/index.ts"): Promise<Neutrali
     if (m) problems.push(`code generation from strings in the core bundle: ${JSON.stringify(code.slice(Math.max(0, m.index - 40), m.index + 40))}`);
   }
   return { problems, inputs };
+}
+
+/** Bundles a Worker entry as a Workers deployment would (the Workers conditions of the package build), in memory. */
+export async function bundleWorker(entry: string): Promise<string> {
+  const bundle = await build({ entryPoints: [entry], bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, external: ["cloudflare:*"], target: "es2022", write: false, logLevel: "silent" });
+  return bundle.outputFiles[0]!.text;
 }

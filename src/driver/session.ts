@@ -465,6 +465,8 @@ export class Session {
     if (live.length === 0) return;
     starts.length = 0;
     starts.push(...live);
+    // A side effect waits until its start is durable, on stores that confirm later.
+    if (this.ctx.store.confirm !== undefined && starts.some((s) => s.entry.compiled.sideEffect !== "read_only")) await this.ctx.store.confirm();
     for (const s of starts) await this.fault("after_start_append", step, s.call);
     const outcomes = await Promise.all(starts.map((s) => this.runTool(step, s.call, s.attempt, s.key, s.entry)));
     if (this.lost) throw new LeaseLost();

@@ -92,6 +92,14 @@ export interface Store {
   /** Keeps the latest snapshot of a run (an older one than kept is ignored). */
   putSnapshot(runId: RunId, snapshot: Snapshot): Promise<void>;
   getSnapshot(runId: RunId): Promise<Snapshot | null>;
+  /**
+   * Resolves once everything appended so far is durable, for stores whose
+   * append can resolve earlier (a Durable Object's storage, confirmed by its
+   * output gate or by `sync()`). The driver calls it after journaling a
+   * call's start and before a side effect. Absent: append is durable when it
+   * resolves.
+   */
+  confirm?(): Promise<void>;
 }
 
 /** The codes a store refuses with. */

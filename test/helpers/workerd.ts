@@ -1,16 +1,23 @@
-import { build } from "esbuild";
-import { Miniflare } from "miniflare";
-import { PLATFORM_OPTIONS } from "../../scripts/lib/bundle.js";
+import { Miniflare, type MiniflareOptions } from "miniflare";
+import { bundleWorker } from "../../scripts/lib/bundle.js";
+
+export { bundleWorker };
 
 /**
- * Bundles a Worker entry as a Workers deployment would (the Workers
- * conditions of the package build) and starts it in plain miniflare: workerd
- * with its default policy, which refuses eval and new Function (unlike
- * @cloudflare/vitest-pool-workers, which allows them for itself).
+ * Starts a Worker in plain miniflare: workerd with its default policy, which
+ * refuses eval and new Function (unlike @cloudflare/vitest-pool-workers,
+ * which allows them for itself).
  */
-export async function startWorker(entry: string): Promise<Miniflare> {
-  const bundle = await build({ entryPoints: [entry], bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, target: "es2022", write: false, logLevel: "silent" });
-  const mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]!.text, compatibilityDate: "2026-07-01" });
+export async function startWorker(entry: string, options: Partial<MiniflareOptions> = {}): Promise<Miniflare> {
+  const mf = new Miniflare({ modules: true, script: await bundleWorker(entry), compatibilityDate: "2026-07-01", ...(options as object) } as MiniflareOptions);
   await mf.ready;
   return mf;
 }
+
+/** The Durable Object bindings of isoagent's Worker. */
+export const RUN_OBJECTS = {
+  durableObjects: {
+    RUNS: { className: "RunObject", useSQLite: true },
+    RUN_INDEX: { className: "RunIndex", useSQLite: true },
+  },
+} satisfies Partial<MiniflareOptions>;

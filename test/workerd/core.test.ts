@@ -8,7 +8,7 @@ import { startWorker } from "../helpers/workerd.js";
 let mf: Miniflare;
 
 beforeAll(async () => {
-  mf = await startWorker("test/workerd/worker-entry.ts");
+  mf = await startWorker("test/workerd/workers/core-entry.ts");
 });
 
 afterAll(async () => {

@@ -1,29 +1,57 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker } from "../helpers/workerd.js";
+import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 
 // The Worker wrangler.toml names, bundled as wrangler would and run in workerd.
+const TOKEN = "example-worker-token-0123456789";
 let mf: Miniflare;
 
 beforeAll(async () => {
-  mf = await startWorker("examples/worker/index.ts");
+  mf = await startWorker("examples/worker/index.ts", { ...RUN_OBJECTS, bindings: { ISOAGENT_TOKEN: TOKEN } });
 });
-
 afterAll(async () => {
   await mf?.dispose();
 });
 
+const api = async (path: string, body?: unknown): Promise<any> => {
+  const res = await mf.dispatchFetch(`http://localhost${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return res.json();
+};
+
+async function until(runId: string, ok: (run: any) => boolean): Promise<any> {
+  for (let k = 0; k < 200; k++) {
+    const { run } = await api(`/runs/${runId}`);
+    if (ok(run)) return run;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`run ${runId} never got there`);
+}
+
 describe("examples/worker (wrangler.toml's main) in workerd", () => {
-  it("accepts valid arguments and answers invalid ones with the invalid_decision text", async () => {
-    const ok = await mf.dispatchFetch("http://localhost/check/read_file", { method: "POST", body: '{"path":"notes.md","limit":null}' });
-    expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ valid: true, args: { path: "notes.md", limit: null } });
-    const bad = await mf.dispatchFetch("http://localhost/check/write_file", { method: "POST", body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]) });
-    expect(bad.status).toBe(422);
-    const body = (await bad.json()) as { failure: string; text: string };
-    expect(body.failure).toBe("invalid_json");
-    expect(body.text.split("\n")[0]).toBe("Error: invalid arguments for write_file: the arguments are not valid JSON: invalid UTF-8 byte 0xFF at line 1, column 3");
-    const missing = await mf.dispatchFetch("http://localhost/check/run_command", { method: "POST", body: "{}" });
-    expect(missing.status).toBe(404);
+  it("runs the demo agent in its run object: reads, asks before writing, writes once approved", async () => {
+    const { runId } = await api("/runs", { task: "summarise notes/todo.md into notes/summary.md" });
+    const waiting = await until(runId, (r) => r.status === "waiting");
+    expect(waiting.approvals).toHaveLength(1);
+    const [pending] = waiting.approvals;
+    expect(pending.request).toMatchObject({ kind: "call", tool: "write_file", sideEffect: "local_mutation", resources: [{ kind: "path", value: "notes/summary.md" }] });
+    expect(pending.request.args.content).toBe("# Summary\n\n3 things to do:\n- buy milk\n- call Ana about the trip\n- renew the passport\n");
+    await api(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash, by: "test" });
+    const done = await until(runId, (r) => r.status === "completed");
+    expect(done.output).toEqual({ summary: "notes/summary.md written and checked" });
+    const events = (await api(`/runs/${runId}/events`)).events as { type: string; observation?: { content?: unknown } }[];
+    // The last read sees the file the approved write made, in the run's own object.
+    const reads = events.filter((e) => e.type === "call.finished").map((e) => e.observation?.content);
+    expect(reads.at(-1)).toBe(pending.request.args.content);
+  });
+
+  it("serves the console page with a CSP that refuses eval", async () => {
+    const res = await mf.dispatchFetch("http://localhost/", { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("content-security-policy")).not.toContain("unsafe-eval");
   });
 });

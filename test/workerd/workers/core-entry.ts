@@ -3,7 +3,7 @@
  * saw. It also tries to generate code from a string, to prove the isolate
  * refuses it: a pass here means the core needed no eval.
  */
-import { canonicalJson, checkArgs, compileSchema, hashJson, strictObject, string, integer, type ToolSpec } from "../../src/index.js";
+import { canonicalJson, checkArgs, compileSchema, hashJson, strictObject, string, integer, type ToolSpec } from "../../../src/index.js";
 
 const spec: ToolSpec = {
   name: "read_file",

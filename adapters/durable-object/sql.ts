@@ -1,0 +1,204 @@
+/**
+ * One run's journal, lease, snapshot and artifacts in its Durable Object's
+ * SQLite storage. Every check and write of an append happens in one
+ * `transactionSync`, so it is atomic and no other request interleaves.
+ */
+import {
+  checkBatch,
+  checkFirst,
+  checkLease,
+  sha256HexSync,
+  StoreError,
+  type AppendGuard,
+  type ArtifactRef,
+  type JournalEvent,
+  type JsonValue,
+  type Lease,
+  type RunCreated,
+  type RunId,
+  type RunStatus,
+  type RunSummary,
+  type Snapshot,
+} from "../../src/index.js";
+
+/** The schema, by version; each step upgrades from the one before (run at construction). */
+const MIGRATIONS: readonly string[][] = [
+  [
+    "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, body TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS artifact_parts (sha256 TEXT NOT NULL, part INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (sha256, part))",
+    "CREATE TABLE IF NOT EXISTS artifacts (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, parts INTEGER NOT NULL)",
+  ],
+];
+
+/** Rows stay well under the 2 MB row limit. */
+export const ARTIFACT_PART_BYTES = 512 * 1024;
+
+interface RunRecord {
+  runId: RunId;
+  status: RunStatus;
+  createdAt: number;
+  updatedAt: number;
+  seq: number;
+  head: string;
+  tokens: number;
+}
+
+export class RunSql {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly now: () => number,
+  ) {
+    const sql = storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+    const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
+    const from = row?.version ?? 0;
+    storage.transactionSync(() => {
+      for (let v = from; v < MIGRATIONS.length; v++) for (const stmt of MIGRATIONS[v]!) sql.exec(stmt);
+      sql.exec("INSERT OR REPLACE INTO schema_version (id, version) VALUES (1, ?)", MIGRATIONS.length);
+    });
+  }
+
+  private get<T>(key: string): T | undefined {
+    const row = this.storage.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", key).toArray()[0];
+    return row === undefined ? undefined : (JSON.parse(row.v) as T);
+  }
+
+  private set(key: string, value: unknown): void {
+    this.storage.sql.exec("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", key, JSON.stringify(value));
+  }
+
+  private run(runId: RunId): RunRecord {
+    const r = this.get<RunRecord>("run");
+    if (r === undefined || r.runId !== runId) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+    return r;
+  }
+
+  /** The run this object holds, if any. */
+  summary(): (RunSummary & { indexedSeq: number }) | undefined {
+    const r = this.get<RunRecord>("run");
+    if (r === undefined) return undefined;
+    return { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, indexedSeq: this.get<number>("indexed_seq") ?? 0 };
+  }
+
+  /** The task the run was created with. */
+  task(): JsonValue | undefined {
+    const row = this.storage.sql.exec<{ body: string }>("SELECT body FROM events WHERE seq = 1").toArray()[0];
+    return row === undefined ? undefined : (JSON.parse(row.body) as RunCreated).task;
+  }
+
+  markIndexed(seq: number): void {
+    this.set("indexed_seq", seq);
+  }
+
+  createRun(first: RunCreated): void {
+    checkFirst(first);
+    this.storage.transactionSync(() => {
+      if (this.get("run") !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
+      this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (1, ?)", JSON.stringify(first));
+      this.set("run", { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
+    });
+  }
+
+  append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): { seq: number; hash: string } {
+    return this.storage.transactionSync(() => {
+      const r = this.run(runId);
+      checkLease(runId, guard, this.get<Lease>("lease"), this.now());
+      checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
+      for (const e of events) this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (?, ?)", e.seq, JSON.stringify(e));
+      const last = events[events.length - 1]!;
+      this.set("run", { ...r, seq: last.seq, head: last.hash, status, updatedAt: last.at } satisfies RunRecord);
+      return { seq: last.seq, hash: last.hash };
+    });
+  }
+
+  read(runId: RunId, fromSeq = 1): JournalEvent[] {
+    this.run(runId);
+    return this.storage.sql
+      .exec<{ body: string }>("SELECT body FROM events WHERE seq >= ? ORDER BY seq", Math.max(1, fromSeq))
+      .toArray()
+      .map((row) => JSON.parse(row.body) as JournalEvent);
+  }
+
+  /**
+   * `breakStale` names owners known dead: a Durable Object is unique, so a
+   * lease held by an earlier incarnation of its own host cannot still be in use.
+   */
+  acquireLease(runId: RunId, owner: string, ttlMs: number, breakStale?: (holder: string) => boolean): Lease | null {
+    return this.storage.transactionSync(() => {
+      const r = this.run(runId);
+      const current = this.get<Lease>("lease");
+      const now = this.now();
+      if (current !== undefined && current.expiresAt > now && current.owner !== owner && breakStale?.(current.owner) !== true) return null;
+      const lease: Lease = { runId, owner, token: r.tokens + 1, expiresAt: now + ttlMs };
+      this.set("run", { ...r, tokens: lease.token });
+      this.set("lease", lease);
+      return lease;
+    });
+  }
+
+  renewLease(lease: Lease, ttlMs: number): Lease | null {
+    return this.storage.transactionSync(() => {
+      const current = this.get<Lease>("lease");
+      const now = this.now();
+      if (current === undefined || current.token !== lease.token || current.expiresAt <= now) return null;
+      const renewed: Lease = { ...current, expiresAt: now + ttlMs };
+      this.set("lease", renewed);
+      return renewed;
+    });
+  }
+
+  releaseLease(lease: Lease): void {
+    this.storage.transactionSync(() => {
+      const current = this.get<Lease>("lease");
+      if (current !== undefined && current.token === lease.token) this.storage.sql.exec("DELETE FROM meta WHERE k = 'lease'");
+    });
+  }
+
+  lease(): Lease | undefined {
+    return this.get<Lease>("lease");
+  }
+
+  putSnapshot(runId: RunId, snapshot: Snapshot): void {
+    this.storage.transactionSync(() => {
+      this.run(runId);
+      const current = this.storage.sql.exec<{ seq: number }>("SELECT seq FROM snapshot").toArray()[0];
+      if (current !== undefined && current.seq >= snapshot.seq) return;
+      this.storage.sql.exec("INSERT OR REPLACE INTO snapshot (id, seq, body) VALUES (1, ?, ?)", snapshot.seq, JSON.stringify(snapshot));
+    });
+  }
+
+  getSnapshot(runId: RunId): Snapshot | null {
+    this.run(runId);
+    const row = this.storage.sql.exec<{ body: string }>("SELECT body FROM snapshot").toArray()[0];
+    return row === undefined ? null : (JSON.parse(row.body) as Snapshot);
+  }
+
+  /** Artifacts are stored in parts under the row limit. */
+  putArtifact(bytes: Uint8Array): ArtifactRef {
+    const sha256 = sha256HexSync(bytes);
+    this.storage.transactionSync(() => {
+      if (this.storage.sql.exec("SELECT 1 FROM artifacts WHERE sha256 = ?", sha256).toArray().length > 0) return;
+      const parts = Math.max(1, Math.ceil(bytes.length / ARTIFACT_PART_BYTES));
+      for (let p = 0; p < parts; p++) {
+        this.storage.sql.exec("INSERT INTO artifact_parts (sha256, part, bytes) VALUES (?, ?, ?)", sha256, p, bytes.slice(p * ARTIFACT_PART_BYTES, (p + 1) * ARTIFACT_PART_BYTES));
+      }
+      this.storage.sql.exec("INSERT INTO artifacts (sha256, size, parts) VALUES (?, ?, ?)", sha256, bytes.length, parts);
+    });
+    return { sha256, size: bytes.length };
+  }
+
+  getArtifact(sha256: string): Uint8Array | null {
+    const meta = this.storage.sql.exec<{ size: number }>("SELECT size FROM artifacts WHERE sha256 = ?", sha256).toArray()[0];
+    if (meta === undefined) return null;
+    const out = new Uint8Array(meta.size);
+    let at = 0;
+    for (const row of this.storage.sql.exec<{ bytes: ArrayBuffer }>("SELECT bytes FROM artifact_parts WHERE sha256 = ? ORDER BY part", sha256)) {
+      const part = new Uint8Array(row.bytes);
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
+  }
+}

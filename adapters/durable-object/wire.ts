@@ -1,0 +1,29 @@
+/**
+ * Results over Durable Object RPC: errors travel as data (code, message), so
+ * a caller gets the same typed error it would get in process. (An Error's
+ * own properties do not survive RPC.)
+ */
+import { IsoagentError, isIsoagentError, StoreError, type IsoagentErrorCode, type StoreErrorCode } from "../../src/index.js";
+
+export type Wire<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly actualSeq?: number } };
+
+const STORE_CODES = new Set(["JOURNAL_CONFLICT", "LEASE_NOT_HELD", "RUN_EXISTS", "RUN_NOT_FOUND", "STORE_INVALID_APPEND", "STORE_UNAVAILABLE", "STORE_QUOTA_EXCEEDED", "STORE_BLOCKED", "STORE_CLOSED"]);
+
+/** Runs `f`, returning its value or its isoagent error as data (anything else is a bug: it throws). */
+export async function wire<T>(f: () => T | Promise<T>): Promise<Wire<T>> {
+  try {
+    return { ok: true, value: await f() };
+  } catch (e) {
+    if (!isIsoagentError(e)) throw e;
+    const actualSeq = (e as { actualSeq?: unknown }).actualSeq;
+    return { ok: false, error: { code: e.code, message: e.message, ...(typeof actualSeq === "number" ? { actualSeq } : {}) } };
+  }
+}
+
+/** The value, or the typed error rebuilt on this side. */
+export function unwire<T>(r: Wire<T>): T {
+  if (r.ok) return r.value;
+  const { code, message, actualSeq } = r.error;
+  if (STORE_CODES.has(code)) throw new StoreError(code as StoreErrorCode, message, actualSeq === undefined ? {} : { actualSeq });
+  throw new IsoagentError(code as IsoagentErrorCode, message);
+}

@@ -1,0 +1,219 @@
+import type { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SIDE_EFFECTS, StoreError, type JournalEvent, type Store } from "../../src/index.js";
+import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
+import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
+import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
+
+const TOKEN = "workerd-test-token-0123456789";
+let mf: Miniflare;
+
+beforeAll(async () => {
+  mf = await startWorker("test/workerd/workers/do-entry.ts", { ...RUN_OBJECTS, bindings: { ISOAGENT_TOKEN: TOKEN } });
+});
+afterAll(async () => {
+  await mf?.dispose();
+});
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> => {
+  const res = await mf.dispatchFetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } } as never);
+  const text = await res.text();
+  return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : text };
+};
+const post = (path: string, body: unknown) => api(path, { method: "POST", body: JSON.stringify(body) });
+
+// ---- the Store, over RPC, from this process -------------------------------------------
+
+function encode(v: unknown): unknown {
+  if (v instanceof Uint8Array) return { __bytes: Buffer.from(v).toString("base64") };
+  if (Array.isArray(v)) return v.map(encode);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
+  return v;
+}
+function decode(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(decode);
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (typeof o["__bytes"] === "string") return new Uint8Array(Buffer.from(o["__bytes"], "base64"));
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
+  }
+  return v;
+}
+
+/** A Store whose every call crosses into workerd and reaches the run objects over Durable Object RPC. */
+function remoteStore(): Store {
+  const call = (method: string) => async (...args: unknown[]) => {
+    const res = await mf.dispatchFetch(`http://localhost/test/store/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
+    const r = (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string; actualSeq?: number } };
+    if (!r.ok) throw new StoreError(r.error!.code as never, r.error!.message, r.error!.actualSeq === undefined ? {} : { actualSeq: r.error!.actualSeq });
+    return decode(r.value);
+  };
+  const methods = ["createRun", "append", "read", "acquireLease", "renewLease", "releaseLease", "listRuns", "putArtifact", "getArtifact", "putSnapshot", "getSnapshot"];
+  return Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as Store;
+}
+
+describe("the Durable Object store over RPC, in workerd", () => {
+  runStoreConformance({
+    name: "durable object (RPC)",
+    test: (name, fn) => it(name, fn, 30_000),
+    create: () => ({ store: remoteStore(), advance: (ms) => sleep(ms) }),
+  });
+});
+
+describe("a driver in the Worker, its run's store in the run's object", () => {
+  it("drives a run to completion over RPC, and the index lists it", async () => {
+    const res = (await (await mf.dispatchFetch("http://localhost/test/remote-drive?runId=remote_1")).json()) as any;
+    expect(res).toEqual({
+      status: "completed",
+      world: { items: ["a", "b"] },
+      types: ["run.created", "run.resumed", "step.decided", "call.permission", "call.started", "call.finished", "step.decided", "call.permission", "call.started", "call.finished", "step.decided", "run.completed"],
+      owners: ["worker-driver"],
+    });
+    const listed = (await api("/runs?status=completed")).body.runs as { runId: string }[];
+    expect(listed.map((r) => r.runId)).toContain("remote_1");
+  });
+});
+
+describe("the Worker in plain miniflare", () => {
+  it("refuses code generation from strings, and runs isoagent anyway", async () => {
+    const res = await mf.dispatchFetch("http://localhost/test/codegen");
+    expect(await res.text()).toBe("refused: Code generation from strings disallowed for this context");
+    expect((await api("/health")).body).toEqual({ ok: true });
+  });
+});
+
+describe("runs hosted by their Durable Objects, over the HTTP API", () => {
+  it("refuses every route but the health check without the token, or with a wrong one", async () => {
+    const routes: [string, string][] = [
+      ["POST", "/runs"],
+      ["GET", "/runs"],
+      ["GET", "/runs/r1"],
+      ["GET", "/runs/r1/events"],
+      ["GET", "/runs/r1/approvals"],
+      ["POST", "/runs/r1/approvals/apr.1.s1c1.1"],
+      ["POST", "/runs/r1/cancel"],
+      ["POST", "/runs/r1/reconcile"],
+    ];
+    for (const [method, path] of routes) {
+      for (const headers of [{}, { authorization: `Bearer ${TOKEN.slice(0, -1)}x` }, { authorization: TOKEN }] as Record<string, string>[]) {
+        const res = await mf.dispatchFetch(`http://localhost${path}`, { method, headers: { ...headers, "content-type": "application/json" }, ...(method === "POST" ? { body: "{}" } : {}) });
+        expect([method, path, res.status]).toEqual([method, path, 401]);
+        expect(await res.json()).toEqual({ error: { code: "UNAUTHORIZED", message: "a valid bearer token is required" } });
+      }
+    }
+    expect((await mf.dispatchFetch("http://localhost/health")).status).toBe(200);
+  });
+
+  it("resumes a hosted run by its alarm alone, after the object was reset mid-run", async () => {
+    const runId = "alarm_remote_mutation";
+    await post(`/test/run/${runId}/plan`, { point: "before_started" });
+    await post(`/test/run/${runId}/host`, { task: "t" });
+    // Nobody calls the object now: only its alarm can bring the run home.
+    await sleep(2500);
+    const { world, crashed } = (await api(`/test/run/${runId}/world`)).body;
+    expect(crashed).toBe(true);
+    expect(world).toEqual({ items: ["a", "b"] });
+    expect((await api(`/runs/${runId}`)).body.run.status).toBe("completed");
+  });
+
+  it("creates a run, refuses an approval quoting the wrong hash, approves with the right one, and lists the run", async () => {
+    const created = await post("/runs", { task: "ask local_mutation" });
+    expect(created.status).toBe(201);
+    const runId = created.body.runId as string;
+    const until = async (ok: (run: any) => boolean) => {
+      for (let k = 0; k < 200; k++) {
+        const run = (await api(`/runs/${runId}`)).body.run;
+        if (ok(run)) return run;
+        await sleep(25);
+      }
+      throw new Error(`run ${runId} never got there`);
+    };
+    for (const item of ["a", "b"]) {
+      const run = await until((r) => r.status === "waiting" && r.approvals.some((a: any) => a.request.args?.item === item));
+      const pending = run.approvals.find((a: any) => a.request.args?.item === item);
+      expect(pending.request).toMatchObject({ kind: "call", tool: "add_item", sideEffect: "local_mutation" });
+      const wrong = await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: "0".repeat(64) });
+      expect(wrong.status).toBe(409);
+      expect(wrong.body.error.code).toBe("APPROVAL_HASH_MISMATCH");
+      const right = await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash, by: "test-operator" });
+      expect(right.status).toBe(200);
+    }
+    const run = await until((r) => r.status === "completed");
+    expect(run.output).toBe("added");
+    expect((await api(`/test/run/${runId}/world`)).body.world).toEqual({ items: ["a", "b"] });
+    // The status change reaches the index before the caller is answered; the
+    // seq of later progress, by the alarm.
+    await sleep(1200);
+    const listed = (await api("/runs?status=completed")).body.runs as { runId: string; seq: number }[];
+    expect(listed.find((r) => r.runId === runId)?.seq).toBe(run.seq);
+    const late = await post(`/runs/${runId}/approvals/apr.1.s1c1.1`, { decision: "approve", requestHash: "0".repeat(64) });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe("RUN_NOT_ACTIVE");
+  });
+
+  it("streams a run's journal over SSE, resumed after Last-Event-ID", async () => {
+    const runId = (await post("/runs", { task: "plain_read_only" })).body.runId as string;
+    for (let k = 0; k < 100 && (await api(`/runs/${runId}`)).body.run.status !== "completed"; k++) await sleep(50);
+    const res = await mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", "last-event-id": "2" } });
+    const text = await res.text();
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids[0]).toBe(3);
+    expect(text).toContain("event: end");
+  });
+
+  it("refuses malformed, oversized and repeated-key bodies", async () => {
+    const raw = (body: string) => mf.dispatchFetch("http://localhost/runs", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body });
+    expect(await (await raw('{"task": 1,}')).json()).toEqual({ error: { code: "JSON_SYNTAX", message: "the body is not valid JSON: trailing comma at line 1, column 12" } });
+    expect(await (await raw('{"task": 1, "task": 2}')).json()).toEqual({ error: { code: "JSON_DUPLICATE_KEY", message: 'the body is not valid JSON: duplicate key "task" at line 1, column 13' } });
+    const big = await raw(JSON.stringify({ task: "x".repeat(2 * 1024 * 1024) }));
+    expect(big.status).toBe(413);
+  });
+});
+
+/** Hosts a run that crashes (its object reset) at `point`, and waits for its alarm to bring it home, answering as the operator. */
+async function crashRun(runId: string, point: string | null): Promise<{ crashed: boolean; record: RunRecord }> {
+  if (point !== null) await post(`/test/run/${runId}/plan`, { point });
+  const hosted = await post(`/test/run/${runId}/host`, { task: { goal: runId } });
+  expect(hosted.body, JSON.stringify(hosted)).toMatchObject({ ok: true });
+  let run: any;
+  for (let k = 0; k < 300; k++) {
+    run = (await api(`/runs/${runId}`)).body.run;
+    if (run.status === "completed" || run.status === "failed") break;
+    for (const a of run.approvals ?? []) {
+      if (a.request.kind === "interrupted_side_effect") await post(`/runs/${runId}/reconcile`, { approvalId: a.approvalId, requestHash: a.requestHash, resolution: "run_again", by: "test-operator" });
+    }
+    await sleep(50);
+  }
+  const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
+  // Whether it crashed is the harness's record: a crash before anything was
+  // confirmed leaves no trace in the journal, which is the point.
+  const { world, log, crashed } = (await api(`/test/run/${runId}/world`)).body as { world: RunRecord["world"]; log: Execution[]; crashed: boolean };
+  return { crashed, record: { status: run.status, output: run.output, events, log, world } };
+}
+
+describe("the crash matrix, where a crash is the object's reset", () => {
+  it("4 side-effect classes x 5 points: the alarm resumes every run; no lost step, no unreconciled re-execution", async () => {
+    const rows: CrashResult[] = [];
+    for (const sideEffect of SIDE_EFFECTS) {
+      const base = await crashRun(`plain_${sideEffect}_${Date.now()}`, null);
+      const baseline = baselineOf(base.record);
+      for (const point of CRASH_POINTS) {
+        const { crashed, record } = await crashRun(`crash_${sideEffect}_${point}`, point);
+        rows.push(judge(listScenario(sideEffect), point, crashed, baseline, record));
+      }
+    }
+    console.log(formatMatrix(rows));
+    expect(matrixProblems(rows)).toEqual([]);
+    // The index heals from each object's alarm, resets or not.
+    await sleep(1500);
+    const listed = (await api("/runs?limit=500")).body.runs as { runId: string; status: string; seq: number }[];
+    for (const sideEffect of SIDE_EFFECTS) {
+      for (const point of CRASH_POINTS) {
+        const runId = `crash_${sideEffect}_${point}`;
+        const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
+        expect(listed.find((r) => r.runId === runId), runId).toMatchObject({ status: "completed", seq: events.length });
+      }
+    }
+  }, 120_000);
+});

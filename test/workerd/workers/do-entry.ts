@@ -1,0 +1,155 @@
+/**
+ * The Worker the Durable Object tests run in workerd: the run object hosting
+ * crash scenarios (a crash plan that resets the object with state.abort()),
+ * the index, the HTTP app, and a route that exposes the Store over RPC to the
+ * conformance suite running in Node.
+ *
+ * The scenario's world (the list the tool appends to), the log of executions
+ * and the marks of crashes already made live in the isolate's memory, outside
+ * the object: a reset throws away the object's unconfirmed writes, not the
+ * outside world's, just as a real crash would not undo an effect elsewhere.
+ */
+import { defineRunObject, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { createDriver, isIsoagentError, rulesPolicy, type RunId, SIDE_EFFECTS, type FaultPoint, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
+import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
+
+const FAULT: Record<string, FaultPoint> = {
+  before_started: "before_start_append",
+  after_started: "after_start_append",
+  after_effect: "after_effect",
+  after_finished: "after_finish_append",
+};
+
+/** The outside world, per run: survives the object's reset. */
+const WORLD = new Map<string, string>();
+const PLANS = new Map<string, string>();
+const CRASHED = new Set<string>();
+const LOGS = new Map<string, JsonValue[]>();
+
+function world(runId: string): WorldStorage {
+  return { getItem: (k) => WORLD.get(`${runId}/${k}`) ?? null, setItem: (k, v) => void WORLD.set(`${runId}/${k}`, v) };
+}
+
+/** Run ids or tasks say the scenario: crash_<side effect>_<point>, plain_<side effect>, or a task "ask <side effect>". */
+function sideEffectOf(hc: HostContext<WorkerEnv>): SideEffect {
+  const said = `${hc.runId} ${JSON.stringify(hc.task)}`;
+  return SIDE_EFFECTS.find((s) => said.includes(s)) ?? "read_only";
+}
+
+const scenario = (hc: HostContext<WorkerEnv>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
+
+/** Crashes (resets the object, losing what it has not confirmed) once, where the plan says. */
+function crashOnce(hc: HostContext<WorkerEnv>, point: string): void {
+  if (PLANS.get(hc.runId) !== point || CRASHED.has(hc.runId)) return;
+  CRASHED.add(hc.runId);
+  hc.state.abort(`crash at ${point}`);
+}
+
+const Base = defineRunObject<WorkerEnv>({
+  leaseTtlMs: 400,
+  agent: (hc) => scenario(hc).agent(),
+  tools: (hc) =>
+    scenario(hc)
+      .setup()
+      .tools.map((t) => ({
+        ...t,
+        call: async (args: never, ctx: Parameters<Tool<never, unknown>["call"]>[1]) => {
+          LOGS.set(hc.runId, [...(LOGS.get(hc.runId) ?? []), { tool: t.name, key: ctx.idempotencyKey, sideEffect: t.sideEffect }]);
+          const result = await t.call(args, ctx);
+          crashOnce(hc, "during_effect");
+          return result;
+        },
+      })) as Tool<never, unknown>[],
+  policy: (hc) => rulesPolicy(typeof hc.task === "string" && hc.task.startsWith("ask ") ? [{ tool: "add_item", permission: "ask" }] : []),
+  faults: (hc) => ({
+    at: (point, where) => {
+      if (where.tool !== "add_item") return;
+      const plan = PLANS.get(hc.runId);
+      if (plan !== undefined && FAULT[plan] === point) crashOnce(hc, plan);
+    },
+  }),
+});
+
+export class RunObject extends Base {
+  /** Sets where the hosted run will crash. */
+  testPlan(runId: string, point: string | null): void {
+    if (point !== null) PLANS.set(runId, point);
+  }
+  /** The scenario's world, the log of executions, and whether the planned crash happened. */
+  testWorld(runId: string): { world: JsonValue; log: JsonValue; crashed: boolean } {
+    return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId) };
+  }
+}
+export { RunIndex };
+
+// ---- the Store over HTTP, for the conformance suite in Node ---------------------
+
+function decode(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(decode);
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (typeof o["__bytes"] === "string") return Uint8Array.from(atob(o["__bytes"]), (c) => c.charCodeAt(0));
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
+  }
+  return v;
+}
+function encode(v: unknown): unknown {
+  if (v instanceof Uint8Array) return { __bytes: btoa(String.fromCharCode(...v)) };
+  if (Array.isArray(v)) return v.map(encode);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
+  return v;
+}
+
+export default {
+  async fetch(request: Request, env: WorkerEnv & { RUNS: WorkerEnv["RUNS"] }, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith("/test/store/")) {
+      const method = url.pathname.slice("/test/store/".length) as keyof Store;
+      const store = durableObjectStore({ runs: env.RUNS, index: env.RUN_INDEX });
+      const args = decode(await request.json()) as unknown[];
+      try {
+        const value = await (store[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+        return Response.json({ ok: true, value: encode(value ?? null) });
+      } catch (e) {
+        if (!isIsoagentError(e)) throw e;
+        return Response.json({ ok: false, error: { code: e.code, message: e.message, actualSeq: (e as { actualSeq?: number }).actualSeq } });
+      }
+    }
+    if (url.pathname === "/test/remote-drive") {
+      // A driver in this Worker, not in the run's object: the store is reached over RPC, with leases.
+      const s = listScenario("remote_mutation");
+      const world = s.setup();
+      const driver = createDriver({ store: durableObjectStore({ runs: env.RUNS, index: env.RUN_INDEX }), agent: s.agent(), tools: world.tools, owner: "worker-driver" });
+      const outcome = await driver.start(s.task, { runId: url.searchParams.get("runId") as RunId });
+      const events = await driver.events(outcome.runId);
+      return Response.json({ status: outcome.status, world: world.state(), types: events.map((e) => e.type), owners: events.flatMap((e) => (e.type === "run.resumed" ? [e.owner] : [])) });
+    }
+    if (url.pathname === "/test/codegen") {
+      try {
+        return new Response(String(new Function("return 'allowed'")()));
+      } catch (e) {
+        return new Response(`refused: ${(e as Error).message}`);
+      }
+    }
+    if (url.pathname.startsWith("/test/run/")) {
+      const [, , , runId, action] = url.pathname.split("/");
+      const stub = env.RUNS.getByName(runId!) as unknown as RunObject;
+      const body = request.method === "POST" ? ((await request.json()) as { point?: string; task?: JsonValue }) : {};
+      if (action === "plan") await stub.testPlan(runId!, body.point ?? null);
+      if (action === "world") return Response.json(await stub.testWorld(runId!));
+      if (action === "host") {
+        // The run is created before it is driven; a crash planned early may
+        // reset the object before its reply leaves, which the caller sees.
+        try {
+          return Response.json(await stub.host(runId as never, body.task ?? "t"));
+        } catch (e) {
+          const message = String((e as Error).message);
+          if (!message.startsWith("crash at ")) throw e;
+          return Response.json({ ok: true, value: runId, resetBeforeReply: message });
+        }
+      }
+      return Response.json({ ok: true });
+    }
+    return workerApp(env).fetch(request, env, ctx);
+  },
+};
