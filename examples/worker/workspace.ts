@@ -4,7 +4,7 @@
  * transaction, so the reconcile hook can tell whether an interrupted write
  * took effect.
  */
-import { defineTool, strictObject, string, ToolError, type ReconcileHook, type Tool } from "../../src/index.js";
+import { defineTool, lineDiff, strictObject, string, ToolError, type ReconcileHook, type Tool } from "../../src/index.js";
 
 const SEED: Record<string, string> = {
   "notes/todo.md": "- buy milk\n- call Ana about the trip\n- renew the passport\n",
@@ -57,6 +57,8 @@ export function workspaceTools(storage: DurableObjectStorage): { tools: Tool<nev
       permission: "ask",
       timeoutMs: 10_000,
       resources: (a) => [{ kind: "path", value: a.path }],
+      // What the operator approves: the change, line by line.
+      preview: (a) => lineDiff(a.path, sql.exec<{ content: string }>("SELECT content FROM ws_files WHERE path = ?", clean(a.path)).toArray()[0]?.content ?? "", a.content),
       call: (a, ctx) => {
         const path = clean(a.path);
         storage.transactionSync(() => {

@@ -67,6 +67,8 @@ interface CallOutcome {
 }
 
 const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** The longest preview journaled in an approval request. */
+const PREVIEW_MAX_CHARS = 64 * 1024;
 
 export function idempotencyKey(runId: RunId, step: number, callId: CallId): string {
   return `${runId}:${step}:${callId}`;
@@ -249,7 +251,7 @@ export class Session {
       }
       const current = this.state.current;
       if (current !== null && !current.done) {
-        for (const call of current.calls) if (call.status === "pending") this.evaluate(current.step, call);
+        for (const call of current.calls) if (call.status === "pending") await this.evaluate(current.step, call);
         for (const call of current.calls) if (call.status === "started") await this.recover(current.step, call);
         const runnable = current.calls.filter((c) => c.status === "approved");
         if (runnable.length === 0) {
@@ -300,7 +302,7 @@ export class Session {
       this.event("run.completed", { output: normalized.decision.output });
       return "ok";
     }
-    for (const call of this.state.current!.calls) this.evaluate(step, call);
+    for (const call of this.state.current!.calls) await this.evaluate(step, call);
     return "ok";
   }
 
@@ -331,7 +333,7 @@ export class Session {
 
   // ---- one call: check, policy, approval --------------------------------------
 
-  private evaluate(step: number, call: CallState): void {
+  private async evaluate(step: number, call: CallState): Promise<void> {
     const entry = this.ctx.tools.get(call.name);
     if (entry === undefined) {
       this.event("call.rejected", { step, callId: call.callId, observation: unknownToolObservation(call.name, this.ctx.exposedNames) });
@@ -364,11 +366,38 @@ export class Session {
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {
-      this.requestApproval("call", step, call, entry, checked.args, resources);
+      this.requestApproval("call", step, call, entry, checked.args, resources, await this.previewOf(entry, checked.args));
     }
   }
 
-  private requestApproval(kind: ApprovalRequest["kind"], step: number, call: CallState, entry: ToolEntry, args: JsonValue, resources: readonly ResourceRef[]): void {
+  /** The tool's preview of a call, under its timeout; left out when it fails. */
+  private async previewOf(entry: ToolEntry, args: JsonValue): Promise<string | undefined> {
+    const preview = entry.compiled.preview;
+    if (preview === undefined) return undefined;
+    const controller = newAbortController();
+    let cancelTimer = (): void => {};
+    try {
+      const text = await new Promise<unknown>((resolve, reject) => {
+        cancelTimer = after(entry.compiled.timeoutMs, () => {
+          controller.abort(new Error("timeout"));
+          reject(new Error("timeout"));
+        });
+        Promise.resolve()
+          .then(() => preview(args as never, { signal: controller.signal }))
+          .then(resolve, reject);
+      });
+      if (typeof text !== "string") return undefined;
+      const redacted = this.ctx.redact(text);
+      return redacted.length <= PREVIEW_MAX_CHARS ? redacted : `${redacted.slice(0, PREVIEW_MAX_CHARS)}\n… (the preview was cut at ${PREVIEW_MAX_CHARS} characters)`;
+    } catch (e) {
+      if (isCrash(e)) throw e;
+      return undefined;
+    } finally {
+      cancelTimer();
+    }
+  }
+
+  private requestApproval(kind: ApprovalRequest["kind"], step: number, call: CallState, entry: ToolEntry, args: JsonValue, resources: readonly ResourceRef[], preview?: string): void {
     const request: ApprovalRequest = {
       kind,
       runId: this.state.runId,
@@ -380,6 +409,7 @@ export class Session {
       argsHash: hashJsonSync(args),
       sideEffect: entry.compiled.sideEffect,
       resources,
+      ...(preview === undefined ? {} : { preview }),
     };
     const approvalId = `apr.${step}.${call.callId}.${Object.keys(this.state.approvals).length + 1}` as ApprovalId;
     this.event("approval.requested", { approvalId, request, requestHash: hashJsonSync(request) });

@@ -180,7 +180,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const token = c.req.query("token");
     if (token === undefined) return next();
     if (!(await tokenOk(token, options.tokens()))) return c.json(errorBody("UNAUTHORIZED", "a valid token is required"), 401);
-    setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/" });
+    setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/", secure: c.req.url.startsWith("https:") });
     return c.redirect("/", 302);
   });
 

@@ -82,6 +82,8 @@ export interface ApprovalRequest {
   readonly argsHash: string;
   readonly sideEffect: SideEffect;
   readonly resources: readonly ResourceRef[];
+  /** The tool's preview of the call (a diff, for a change), when it gives one: covered by the request's hash. */
+  readonly preview?: string;
 }
 
 /** How an interrupted side effect is settled. */

@@ -54,6 +54,7 @@ export interface CompiledTool<Args = JsonValue> {
   /** With the defaults filled in. */
   readonly outputPolicy: ResolvedOutputPolicy;
   readonly resources: ((args: Args) => readonly ResourceRef[]) | undefined;
+  readonly preview: ToolSpec<Args>["preview"];
   readonly schema: CompiledSchema;
   /**
    * The runtime's acceptance of raw argument text: the JSON boundary checks,
@@ -151,6 +152,9 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
   if (spec.resources !== undefined && typeof spec.resources !== "function") {
     fail("TOOL_RESOURCES_INVALID", "resources", `resources must be a function of the arguments, not ${shown(spec.resources)}`);
   }
+  if (spec.preview !== undefined && typeof spec.preview !== "function") {
+    fail("TOOL_PREVIEW_INVALID", "preview", `preview must be a function of the arguments, not ${shown(spec.preview)}`);
+  }
   let schema: CompiledSchema;
   try {
     schema = compileSchema(spec.inputSchema);
@@ -170,6 +174,7 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
     parallelSafe: parallelSafe === true,
     outputPolicy,
     resources: spec.resources,
+    preview: spec.preview,
     schema,
     check: (rawArgs) => checkWith(name, schema, rawArgs) as ArgsCheck<Args>,
   };

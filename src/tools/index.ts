@@ -21,3 +21,4 @@ export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolS
 export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
 export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";
 export { abortRun, AbortRunError, defineTool, isAbortRun, ToolError, type Tool, type ToolContext } from "./tool.js";
+export { lineDiff } from "./diff.js";

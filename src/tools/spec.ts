@@ -1,5 +1,6 @@
 import type { JsonValue } from "../json/index.js";
 import type { JsonSchema } from "../schema/index.js";
+import type { AbortSignalLike } from "../web.js";
 
 /**
  * What a call may do to the world. It also decides recovery after a crash:
@@ -89,4 +90,12 @@ export interface ToolSpec<Args = JsonValue> {
   readonly outputPolicy?: OutputPolicy | undefined;
   /** What a call touches, computed from its checked arguments, for policy. */
   readonly resources?: ((args: Args) => readonly ResourceRef[]) | undefined;
+  /**
+   * What an operator sees before approving a call that asks: for a change, a
+   * diff of what it would change. Computed when the approval is asked (under
+   * the tool's timeout, without side effects), redacted, cut to 64 KiB, and
+   * journaled in the request, so its hash binds the approval to the preview
+   * the operator saw. A preview that fails or times out is left out.
+   */
+  readonly preview?: ((args: Args, ctx: { readonly signal: AbortSignalLike }) => string | Promise<string>) | undefined;
 }

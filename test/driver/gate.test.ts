@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, defineTool, final, hashJsonSync, isIsoagentError, rulesPolicy, strictObject, string, type Tool } from "../../src/index.js";
+import { call, calls, compileTool, defineTool, final, hashJsonSync, isIsoagentError, lineDiff, rulesPolicy, strictObject, string, type Tool } from "../../src/index.js";
 import { eventsOf, harness, worldTools, type World } from "./helpers.js";
 
 const world = (): World => ({ files: { "notes.md": "hello" }, executions: [] });
@@ -178,5 +178,42 @@ describe("the gate: arguments, permission, approval", () => {
     await expect(driver.approve(waiting.runId, waiting.approvals[0]!.approvalId, { requestHash: waiting.approvals[0]!.requestHash, by: " " })).rejects.toThrow(
       "an operator's answer must say who answered (by)",
     );
+  });
+
+  it("journals the tool's preview in the approval request, under its hash, redacted; a failing preview is left out", async () => {
+    const { writeFile } = worldTools(world());
+    const files: Record<string, string> = { "notes.md": "one\ntwo\nthree\n" };
+    const previewed = (preview: (a: { path: string; content: string }) => string | Promise<string>) =>
+      ({ ...writeFile, name: "write_file", permission: "ask", preview } as unknown as Tool<never, unknown>);
+    const diff = previewed((a) => lineDiff(a.path, files[a.path] ?? "", a.content + " sk-secret-1234"));
+    const h = harness([calls(call("write_file", { path: "notes.md", content: "one\n2\nthree" })), final("ok")], { tools: [diff], secrets: ["sk-secret-1234"] });
+    const waiting = await h.driver().start("t");
+    const [pending] = waiting.approvals;
+    expect(pending!.request.preview).toBe("--- notes.md\n+++ notes.md\n  one\n- two\n- three\n+ 2\n+ three [REDACTED]\n");
+    expect(pending!.requestHash).toBe(hashJsonSync(pending!.request));
+
+    for (const failing of [() => Promise.reject(new Error("no")), () => new Promise<string>(() => {}), () => 42 as unknown as string]) {
+      const f = harness([calls(call("write_file", { path: "notes.md", content: "x" })), final("ok")], { tools: [previewed(failing)] });
+      const w = await f.driver().start("t"); // the tool's timeout (1 s) bounds a preview that never answers
+      expect(w.status).toBe("waiting");
+      expect("preview" in w.approvals[0]!.request).toBe(false);
+    }
+  });
+
+  it("refuses a preview that is not a function", () => {
+    expect(() => compileTool({ name: "w", description: "d", inputSchema: strictObject({}), sideEffect: "local_mutation", permission: "ask", timeoutMs: 10, preview: "diff" as never })).toThrow(
+      'tool "w": preview must be a function of the arguments, not "diff"',
+    );
+  });
+});
+
+describe("lineDiff", () => {
+  it("shows removed and added lines against the common ones", () => {
+    expect(lineDiff("a.md", "", "new\n")).toBe("--- a.md\n+++ a.md\n+ new\n");
+    expect(lineDiff("a.md", "same\n", "same\n")).toBe("--- a.md\n+++ a.md\n(no change)\n");
+    expect(lineDiff("a.md", "a\nb\nc\nd", "a\nc\nd\ne")).toBe("--- a.md\n+++ a.md\n  a\n- b\n  c\n  d\n+ e\n");
+    const many = Array.from({ length: 3000 }, (_, i) => String(i)).join("\n");
+    const huge = lineDiff("big", many, many + "\nend");
+    expect(huge.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(3000); // past the limit: a whole replacement
   });
 });

@@ -1,0 +1,118 @@
+/**
+ * `npm start`: the Worker of wrangler.toml (examples/worker) on workerd,
+ * through miniflare, as `wrangler dev` would run it: the runs API and the
+ * operator console, each run hosted by its own Durable Object, storage kept
+ * under `.data/` across restarts. The local token is generated on first start
+ * and kept in `.data/token`.
+ *
+ * On the first start (no run yet) it creates a demo run, which will wait in
+ * the console for the approval of its write.
+ *
+ * Options:
+ *   --port <n>     (default 8787, or $PORT)
+ *   --data <dir>   (default .data)
+ *   --check        walk the demo through the HTTP API (create, approve, see
+ *                  it complete), print what happened and exit: what the tests
+ *                  run, and a quick way to see that everything works.
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Miniflare } from "miniflare";
+import { bundleWorker } from "./lib/bundle.js";
+
+const argv = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const check = argv.includes("--check");
+const port = Number(option("port") ?? process.env["PORT"] ?? 8787);
+const dataDir = resolve(option("data") ?? ".data");
+const TASK = "Summarise notes/todo.md into notes/summary.md";
+
+/** The local token: generated once, kept (readable by its owner only) under the data folder. */
+function localToken(): string {
+  const file = join(dataDir, "token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(24).toString("base64url");
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return token;
+}
+
+const token = localToken();
+const mf = new Miniflare({
+  name: "isoagent",
+  modules: true,
+  script: await bundleWorker("examples/worker/index.ts"),
+  compatibilityDate: "2026-07-01",
+  durableObjects: {
+    RUNS: { className: "RunObject", useSQLite: true },
+    RUN_INDEX: { className: "RunIndex", useSQLite: true },
+  },
+  durableObjectsPersist: join(dataDir, "do"),
+  bindings: { ISOAGENT_TOKEN: token },
+  host: "127.0.0.1",
+  port,
+});
+const base = (await mf.ready).toString().replace(/\/$/, "");
+
+async function api<T>(path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json()) as T & { error?: { code: string; message: string } };
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${json.error?.code}: ${json.error?.message}`);
+  return json;
+}
+
+interface RunView {
+  runId: string;
+  status: string;
+  output?: unknown;
+  approvals: { approvalId: string; requestHash: string; request: { tool: string; args: unknown } }[];
+}
+
+async function until(runId: string, ok: (run: RunView) => boolean): Promise<RunView> {
+  for (let k = 0; k < 400; k++) {
+    const { run } = await api<{ run: RunView }>(`/runs/${runId}`);
+    if (ok(run)) return run;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`run ${runId} did not get there in 20 s`);
+}
+
+const { runs } = await api<{ runs: { runId: string; status: string }[] }>("/runs");
+let demo: string | undefined;
+if (runs.length === 0 || check) demo = (await api<{ runId: string }>("/runs", { task: TASK })).runId;
+
+console.log(`isoagent's Worker on workerd (miniflare), storage in ${join(dataDir, "do")}`);
+console.log(`  console:  ${base}/?token=${token}`);
+console.log(`  API:      curl -H "Authorization: Bearer ${token}" ${base}/runs`);
+console.log(`  token:    ${token} (kept in ${join(dataDir, "token")})`);
+console.log(`  agent:    the scripted demo agent (examples/worker/agent.ts)`);
+console.log(`  runs:     ${runs.length} kept from earlier starts${demo === undefined ? "" : `; demo run ${demo} created`}`);
+
+if (check) {
+  const waiting = await until(demo!, (r) => r.status === "waiting");
+  const pending = waiting.approvals[0]!;
+  console.log(`run ${demo} waits for approval ${pending.approvalId}: ${pending.request.tool} ${JSON.stringify(pending.request.args)}`);
+  await api(`/runs/${demo}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash, by: "npm start --check" });
+  const done = await until(demo!, (r) => r.status === "completed" || r.status === "failed");
+  const events = await api<{ events: { seq: number; type: string }[] }>(`/runs/${demo}/events`);
+  console.log(`run ${demo} ${done.status}: ${JSON.stringify(done.output)} (${events.events.length} journal events)`);
+  await mf.dispose();
+  process.exit(done.status === "completed" ? 0 : 1);
+}
+
+console.log(demo === undefined ? "Open the console to follow the runs. Ctrl-C stops." : "Open the console: the demo run waits there for your approval of its write. Ctrl-C stops.");
+const stop = async (): Promise<void> => {
+  await mf.dispose();
+  process.exit(0);
+};
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());

@@ -1,0 +1,80 @@
+import type { Miniflare } from "miniflare";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumPresent } from "../helpers/chromium.js";
+import { launch } from "../helpers/pages.js";
+import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
+
+// The operator console of the Worker `npm start` runs (examples/worker), in
+// real Chromium, against the Worker in workerd.
+const present = chromiumPresent();
+const TOKEN = "console-e2e-token-0123456789";
+let mf: Miniflare;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!present) return;
+  mf = await startWorker("examples/worker/index.ts", { ...RUN_OBJECTS, bindings: { ISOAGENT_TOKEN: TOKEN }, host: "127.0.0.1", port: 0 });
+  base = (await mf.ready).toString().replace(/\/$/, "");
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await mf?.dispose();
+});
+
+async function createRun(): Promise<string> {
+  const res = await fetch(`${base}/runs`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ task: "summarise the notes" }) });
+  return ((await res.json()) as { runId: string }).runId;
+}
+
+describe.skipIf(!present)("the operator console in Chromium", () => {
+  it("shows a pending call in full, approves it from the page, and follows the run to completion; cancels another", async () => {
+    const runId = await createRun();
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(m.text());
+    });
+    // The one-time login: the token becomes an HttpOnly cookie and leaves the address bar.
+    const landed = await page.goto(`${base}/?token=${TOKEN}`);
+    expect(page.url()).toBe(`${base}/`);
+    // The page runs under a CSP that refuses inline scripts and code
+    // generation; a violation would show as a console error (checked below).
+    const csp = landed!.headers()["content-security-policy"]!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe");
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    await page.click(`li[data-run="${runId}"]`);
+    const approval = page.locator("section.approval[data-kind=call]");
+    await approval.waitFor();
+    expect(await approval.locator("h3").textContent()).toBe("write_file asks for approval");
+    expect(await approval.locator("dd.tool").textContent()).toBe("write_file");
+    expect(await approval.locator("dd.side-effect").textContent()).toBe("local_mutation");
+    expect(await approval.locator("dd.touches").textContent()).toBe("path notes/summary.md");
+    expect(JSON.parse((await approval.locator("pre.args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
+    expect(await approval.locator("pre.preview").textContent()).toContain("+ - renew the passport");
+
+    await approval.locator("button.approve").click();
+    await page.waitForSelector("#run[data-status=completed]");
+    await page.waitForSelector('#journal tr[data-type="run.completed"]');
+    const journal = await page.locator("#journal tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")));
+    expect(journal).toContain("approval.resolved");
+    expect(journal.at(-1)).toBe("run.completed");
+    expect(await page.locator("#summary").textContent()).toBe('output: {"summary":"notes/summary.md written and checked"}');
+    // The API agrees with the page.
+    const run = ((await (await fetch(`${base}/runs/${runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { run: { status: string; approvals: { status: string }[] } }).run;
+    expect(run.status).toBe("completed");
+
+    // Another run, cancelled from the page while it waits.
+    const other = await createRun();
+    await page.waitForSelector(`li[data-run="${other}"]`, { timeout: 10_000 });
+    await page.click(`li[data-run="${other}"]`);
+    await page.locator("section.approval[data-kind=call]").waitFor();
+    await page.click("#cancel");
+    await page.waitForSelector("#run[data-status=cancelled]");
+    expect(problems).toEqual([]);
+  });
+});
