@@ -4,6 +4,7 @@
  * ratio to a baseline measured in the same run.
  */
 import { benchCheckArgs, printCheckArgs } from "./check-args.js";
+import { benchDo, printDo } from "./do.js";
 import { benchIdb, printIdb } from "./idb.js";
 import { benchSteps, printSteps } from "./steps.js";
 
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => void | Promise<void>> = {
   "check-args": () => printCheckArgs(benchCheckArgs(options)),
   steps: async () => printSteps(await benchSteps({ quick })),
   idb: async () => printIdb(await benchIdb({ quick })),
+  do: async () => printDo(await benchDo({ quick })),
 };
 
 const selected = Object.keys(BENCHMARKS).filter((id) => prefixes.length === 0 || prefixes.some((p) => id.startsWith(p)));

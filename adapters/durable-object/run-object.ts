@@ -5,12 +5,13 @@
  * host the run, driving it itself, with an alarm that resumes it when its
  * driver vanished or the object was reset.
  *
- * Durability: an append is one `transactionSync`; before a side effect the
- * driver asks the store to confirm, and this store answers with
- * `storage.sync()`, so a call's start is on disk before its effect whether or
- * not the effect is a message (any message leaving the object, an RPC reply
- * included, is also held by the output gate until the writes before it are
- * confirmed).
+ * Durability: an append is one `transactionSync`. Before a tool's side
+ * effect the call's start must be durable; a hosted run gets that one of two
+ * ways (see {@link RunObjectConfig.durability}): by Cloudflare's output gate
+ * (the default: any message leaving the object, a fetch, an RPC, a reply, is
+ * held until the writes before it are confirmed, and writes to the object's
+ * own storage commit in order), or by an explicit `storage.sync()` before
+ * each effect.
  */
 import { DurableObject } from "cloudflare:workers";
 import {
@@ -74,6 +75,19 @@ export interface RunObjectConfig<Env extends RunBindings> {
   readonly limits?: Partial<Limits>;
   /** Default 15,000 ms. */
   readonly leaseTtlMs?: number;
+  /**
+   * How a call's start is made durable before its side effect.
+   *
+   * - `"output-gate"` (default): nothing extra. Safe when every effect of the
+   *   tools is a message leaving the object (fetch, RPC to another object or
+   *   service, a WebSocket message: the output gate holds it until the start
+   *   is confirmed) or a write to this object's own storage (committed in
+   *   order after the start, or lost with it).
+   * - `"sync"`: `await storage.sync()` before each effect (one more fsync per
+   *   effectful step). Use it when a tool can act outside both, e.g. on state
+   *   shared in the isolate's memory or through writes that opt out of the gate.
+   */
+  durability?(ctx: HostContext<Env>): "output-gate" | "sync";
   /** @internal Fault injection for the crash tests. */
   faults?(ctx: HostContext<Env>): Faults | undefined;
 }
@@ -205,11 +219,21 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
      * costs no extra round trip), which also heals the index after a reset
      * between a write and its report.
      */
+    /** When this object's alarm is set for, as far as this incarnation knows (undefined: not looked yet). */
+    private alarmAt: number | null | undefined;
+
+    private async setAlarm(at: number): Promise<void> {
+      await this.ctx.storage.setAlarm(at);
+      this.alarmAt = at;
+    }
+
     private async report(now: boolean): Promise<void> {
       const s = this.sql.summary();
       if (s === undefined || s.indexedSeq >= s.seq) return;
       if (!now) {
-        if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + 1000);
+        // Known in memory after the first look: a step adds no storage round trip.
+        this.alarmAt ??= await this.ctx.storage.getAlarm();
+        if (this.alarmAt === null) await this.setAlarm(Date.now() + 1000);
         return;
       }
       const { indexedSeq: _i, ...summary } = s;
@@ -229,7 +253,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       const policy = config.policy?.(hc);
       const secrets = config.secrets?.(this.env);
       this.driver = createDriver({
-        store: this.localStore(),
+        store: this.localStore(config.durability?.(hc) === "sync"),
         agent: config.agent(hc),
         tools: config.tools(hc),
         owner: `host:${this.boot}`,
@@ -244,7 +268,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     }
 
     /** The run's store for its own host: this object's SQLite, no RPC but to the index and the artifact shards. */
-    private localStore(): Store {
+    private localStore(sync: boolean): Store {
       const sql = this.sql;
       const mine = (owner: string): boolean => owner.startsWith("host:") && owner !== `host:${this.boot}`;
       return {
@@ -269,7 +293,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         getArtifact: async (sha256) => unwire(await runObject(this.env.RUNS, artifactShard(sha256)).artifactGet(sha256)),
         putSnapshot: async (runId, snapshot) => sql.putSnapshot(runId, snapshot),
         getSnapshot: async (runId) => sql.getSnapshot(runId),
-        confirm: () => this.ctx.storage.sync(),
+        ...(sync ? { confirm: () => this.ctx.storage.sync() } : {}),
       };
     }
 
@@ -285,7 +309,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
             // come back later. The alarm survives a reset of the object.
             const lease = this.sql.lease();
             const at = outcome.stopped === "busy" && lease !== undefined ? lease.expiresAt + 50 : Date.now() + RETRY_MS;
-            await this.ctx.storage.setAlarm(at);
+            await this.setAlarm(at);
           }
           return outcome;
         } finally {
@@ -297,7 +321,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     private async hostRun(runId: RunId, task: JsonValue): Promise<RunId> {
       // The alarm first: whatever happens next, the run is picked up again.
-      await this.ctx.storage.setAlarm(Date.now() + (config.leaseTtlMs ?? 15_000));
+      await this.setAlarm(Date.now() + (config.leaseTtlMs ?? 15_000));
       const id = await this.createHosted(runId, task);
       void this.drive();
       return id;
@@ -306,7 +330,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private async createHosted(runId: RunId, task: JsonValue): Promise<RunId> {
       if (this.sql.summary() !== undefined) throw new StoreError("RUN_EXISTS", `run ${runId} already exists`);
       const hc: HostContext<Env> = { env: this.env, runId, task, storage: this.ctx.storage, state: this.ctx };
-      const d = createDriver({ store: this.localStore(), agent: config.agent(hc), tools: config.tools(hc), owner: `host:${this.boot}`, ...(config.limits === undefined ? {} : { limits: config.limits }) });
+      const d = createDriver({ store: this.localStore(false), agent: config.agent(hc), tools: config.tools(hc), owner: `host:${this.boot}`, ...(config.limits === undefined ? {} : { limits: config.limits }) });
       return d.create(task, { runId });
     }
 
@@ -350,6 +374,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     /** Heals the index, and resumes a run whose driver vanished. */
     override async alarm(): Promise<void> {
+      this.alarmAt = null; // it fired: none is set unless this handler sets one
       await this.report(true);
       const s = this.sql.summary();
       if (s !== undefined && s.status === "running") await this.drive();

@@ -60,13 +60,33 @@ export class RunSql {
     });
   }
 
+  /**
+   * The meta rows as last read or written. This object is their only writer,
+   * so the copy stays true; a transaction that throws drops it (its writes
+   * were rolled back), and a reset object starts with none.
+   */
+  private readonly meta = new Map<string, unknown>();
+
   private get<T>(key: string): T | undefined {
+    if (this.meta.has(key)) return this.meta.get(key) as T | undefined;
     const row = this.storage.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", key).toArray()[0];
-    return row === undefined ? undefined : (JSON.parse(row.v) as T);
+    const value = row === undefined ? undefined : (JSON.parse(row.v) as T);
+    this.meta.set(key, value);
+    return value;
   }
 
   private set(key: string, value: unknown): void {
     this.storage.sql.exec("INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?)", key, JSON.stringify(value));
+    this.meta.set(key, value);
+  }
+
+  private tx<T>(f: () => T): T {
+    try {
+      return this.storage.transactionSync(f);
+    } catch (e) {
+      this.meta.clear();
+      throw e;
+    }
   }
 
   private run(runId: RunId): RunRecord {
@@ -94,7 +114,7 @@ export class RunSql {
 
   createRun(first: RunCreated): void {
     checkFirst(first);
-    this.storage.transactionSync(() => {
+    this.tx(() => {
       if (this.get("run") !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
       this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (1, ?)", JSON.stringify(first));
       this.set("run", { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
@@ -102,7 +122,7 @@ export class RunSql {
   }
 
   append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): { seq: number; hash: string } {
-    return this.storage.transactionSync(() => {
+    return this.tx(() => {
       const r = this.run(runId);
       checkLease(runId, guard, this.get<Lease>("lease"), this.now());
       checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
@@ -126,7 +146,7 @@ export class RunSql {
    * lease held by an earlier incarnation of its own host cannot still be in use.
    */
   acquireLease(runId: RunId, owner: string, ttlMs: number, breakStale?: (holder: string) => boolean): Lease | null {
-    return this.storage.transactionSync(() => {
+    return this.tx(() => {
       const r = this.run(runId);
       const current = this.get<Lease>("lease");
       const now = this.now();
@@ -139,7 +159,7 @@ export class RunSql {
   }
 
   renewLease(lease: Lease, ttlMs: number): Lease | null {
-    return this.storage.transactionSync(() => {
+    return this.tx(() => {
       const current = this.get<Lease>("lease");
       const now = this.now();
       if (current === undefined || current.token !== lease.token || current.expiresAt <= now) return null;
@@ -150,9 +170,12 @@ export class RunSql {
   }
 
   releaseLease(lease: Lease): void {
-    this.storage.transactionSync(() => {
+    this.tx(() => {
       const current = this.get<Lease>("lease");
-      if (current !== undefined && current.token === lease.token) this.storage.sql.exec("DELETE FROM meta WHERE k = 'lease'");
+      if (current !== undefined && current.token === lease.token) {
+        this.storage.sql.exec("DELETE FROM meta WHERE k = 'lease'");
+        this.meta.set("lease", undefined);
+      }
     });
   }
 
@@ -161,7 +184,7 @@ export class RunSql {
   }
 
   putSnapshot(runId: RunId, snapshot: Snapshot): void {
-    this.storage.transactionSync(() => {
+    this.tx(() => {
       this.run(runId);
       const current = this.storage.sql.exec<{ seq: number }>("SELECT seq FROM snapshot").toArray()[0];
       if (current !== undefined && current.seq >= snapshot.seq) return;
@@ -178,7 +201,7 @@ export class RunSql {
   /** Artifacts are stored in parts under the row limit. */
   putArtifact(bytes: Uint8Array): ArtifactRef {
     const sha256 = sha256HexSync(bytes);
-    this.storage.transactionSync(() => {
+    this.tx(() => {
       if (this.storage.sql.exec("SELECT 1 FROM artifacts WHERE sha256 = ?", sha256).toArray().length > 0) return;
       const parts = Math.max(1, Math.ceil(bytes.length / ARTIFACT_PART_BYTES));
       for (let p = 0; p < parts; p++) {

@@ -4,13 +4,21 @@
  * the index, the HTTP app, and a route that exposes the Store over RPC to the
  * conformance suite running in Node.
  *
- * The scenario's world (the list the tool appends to), the log of executions
- * and the marks of crashes already made live in the isolate's memory, outside
- * the object: a reset throws away the object's unconfirmed writes, not the
- * outside world's, just as a real crash would not undo an effect elsewhere.
+ * Two worlds (the list the tool appends to, and the log of executions):
+ * - in the isolate's memory, outside the object (runs without "gate" in
+ *   their id): a reset throws away the object's unconfirmed writes, not the
+ *   world's, as a real crash would not undo an effect elsewhere. No output
+ *   gate stands between the tool and that memory, so these runs use
+ *   durability "sync".
+ * - in another Durable Object reached over RPC (runs with "gate" in their
+ *   id): the effect is a message leaving the object, held by the output gate
+ *   until the call's start is confirmed, so these runs use the default,
+ *   durability "output-gate".
+ * The marks of crashes already made are in memory (the harness's, not the run's).
  */
+import { DurableObject } from "cloudflare:workers";
 import { defineRunObject, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { createDriver, isIsoagentError, rulesPolicy, type RunId, SIDE_EFFECTS, type FaultPoint, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
+import { createDriver, defineTool, isIsoagentError, rulesPolicy, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
 import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
 
 const FAULT: Record<string, FaultPoint> = {
@@ -31,25 +39,82 @@ function world(runId: string): WorldStorage {
 }
 
 /** Run ids or tasks say the scenario: crash_<side effect>_<point>, plain_<side effect>, or a task "ask <side effect>". */
-function sideEffectOf(hc: HostContext<WorkerEnv>): SideEffect {
+function sideEffectOf(hc: HostContext<Env>): SideEffect {
   const said = `${hc.runId} ${JSON.stringify(hc.task)}`;
   return SIDE_EFFECTS.find((s) => said.includes(s)) ?? "read_only";
 }
 
-const scenario = (hc: HostContext<WorkerEnv>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
+const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
+
+type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World> };
+const gated = (runId: string): boolean => runId.includes("gate");
+
+/** The outside world as another object: the list, keyed by idempotency key, and the log of executions. */
+export class World extends DurableObject {
+  private kv(): WorldStorage {
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    return {
+      getItem: (k) => sql.exec<{ v: string }>("SELECT v FROM kv WHERE k = ?", k).toArray()[0]?.v ?? null,
+      setItem: (k, v) => void sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, v),
+    };
+  }
+  /** One execution of add_item: what listScenario's tool does, on this object's storage. */
+  add(runId: string, key: string, item: string, sideEffect: SideEffect): JsonValue {
+    const kv = this.kv();
+    const load = <T>(name: string, fallback: T): T => JSON.parse(kv.getItem(`${runId}/${name}`) ?? JSON.stringify(fallback)) as T;
+    kv.setItem(`${runId}/log`, JSON.stringify([...load<JsonValue[]>("log", []), { tool: "add_item", key, sideEffect }]));
+    const byKey = load<Record<string, JsonValue>>("byKey", {});
+    if (byKey[key] !== undefined) return byKey[key]!;
+    const items = [...load<string[]>("items", []), item];
+    byKey[key] = { size: items.length };
+    kv.setItem(`${runId}/items`, JSON.stringify(items));
+    kv.setItem(`${runId}/byKey`, JSON.stringify(byKey));
+    return byKey[key]!;
+  }
+  state(runId: string): { world: JsonValue; log: JsonValue } {
+    const kv = this.kv();
+    return { world: { items: JSON.parse(kv.getItem(`${runId}/items`) ?? "[]") as JsonValue }, log: JSON.parse(kv.getItem(`${runId}/log`) ?? "[]") as JsonValue };
+  }
+}
+
+/** listScenario's add_item, acting on the World object over RPC. */
+function gatedTools(hc: HostContext<Env>): Tool<never, unknown>[] {
+  const sideEffect = sideEffectOf(hc);
+  const world = hc.env.WORLD.getByName("world") as unknown as World; // (RPC stub types recurse too deep for the compiler)
+  const addItem = defineTool<{ item: string }>({
+    name: "add_item",
+    description: "Add an item to the list.",
+    inputSchema: strictObject({ item: string("The item") }),
+    sideEffect,
+    ...(sideEffect === "read_only" ? {} : { permission: "allow" as const }),
+    timeoutMs: 1000,
+    call: async (args, ctx) => {
+      const result = await world.add(hc.runId, ctx.idempotencyKey, args.item, sideEffect);
+      crashOnce(hc, "during_effect");
+      return result;
+    },
+  });
+  return [addItem as Tool<never, unknown>];
+}
 
 /** Crashes (resets the object, losing what it has not confirmed) once, where the plan says. */
-function crashOnce(hc: HostContext<WorkerEnv>, point: string): void {
+function crashOnce(hc: HostContext<Env>, point: string): void {
   if (PLANS.get(hc.runId) !== point || CRASHED.has(hc.runId)) return;
   CRASHED.add(hc.runId);
   hc.state.abort(`crash at ${point}`);
 }
 
-const Base = defineRunObject<WorkerEnv>({
+const Base = defineRunObject<Env>({
   leaseTtlMs: 400,
+  // "unsafe_" runs: the output gate trusted with an effect it does not hold
+  // back (the world in memory), to show that the crash matrix sees it.
+  durability: (hc) => (gated(hc.runId) || hc.runId.startsWith("unsafe_") ? "output-gate" : "sync"),
   agent: (hc) => scenario(hc).agent(),
   tools: (hc) =>
-    scenario(hc)
+    gated(hc.runId)
+      ? gatedTools(hc)
+      : scenario(hc)
       .setup()
       .tools.map((t) => ({
         ...t,
@@ -76,7 +141,8 @@ export class RunObject extends Base {
     if (point !== null) PLANS.set(runId, point);
   }
   /** The scenario's world, the log of executions, and whether the planned crash happened. */
-  testWorld(runId: string): { world: JsonValue; log: JsonValue; crashed: boolean } {
+  async testWorld(runId: string): Promise<{ world: JsonValue; log: JsonValue; crashed: boolean }> {
+    if (gated(runId)) return { ...(await (this.env.WORLD.getByName("world") as unknown as World).state(runId)), crashed: CRASHED.has(runId) };
     return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId) };
   }
 }
@@ -101,7 +167,7 @@ function encode(v: unknown): unknown {
 }
 
 export default {
-  async fetch(request: Request, env: WorkerEnv & { RUNS: WorkerEnv["RUNS"] }, ctx: ExecutionContext): Promise<Response> {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname.startsWith("/test/store/")) {
       const method = url.pathname.slice("/test/store/".length) as keyof Store;

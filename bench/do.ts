@@ -1,0 +1,104 @@
+/**
+ * `npm run bench -- do`: durable steps per second in a Durable Object
+ * (workerd through miniflare, storage on disk), each against a raw baseline
+ * of one small insert per transaction confirmed the way that driver confirms
+ * its own writes, in the same object and the same run (rounds alternate which
+ * goes first):
+ * - durability "sync": the driver syncs before each effect; the baseline
+ *   syncs after each insert.
+ * - durability "output-gate": the effect is one RPC, held by the output gate
+ *   until the journal is confirmed; the baseline sends the same RPC after
+ *   each insert.
+ * Also a driver in the Worker reaching the run's object over RPC (each reply
+ * held by the gate), against the sync baseline.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { bundleWorker } from "../scripts/lib/bundle.js";
+import { formatNs } from "./harness.js";
+
+export interface DoFigure {
+  readonly driver: "hosted, sync" | "hosted, output-gate" | "Worker over RPC";
+  readonly steps: number;
+  readonly rawMsPerTx: number;
+  readonly driverMsPerStep: number;
+  readonly stepsPerSecond: number;
+  /** Driver steps per second / confirmed inserts per second (goal: at least 0.9). */
+  readonly ratio: number;
+  readonly ratioMin: number;
+  readonly ratioMax: number;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+export async function benchDo(options: { quick?: boolean } = {}): Promise<DoFigure[]> {
+  const dir = mkdtempSync(join(tmpdir(), "isoagent-bench-do-"));
+  const mf = new Miniflare({
+    name: "bench",
+    modules: true,
+    script: await bundleWorker("bench/workers/do-bench.ts"),
+    compatibilityDate: "2026-07-01",
+    durableObjects: { RUNS: { className: "RunObject", useSQLite: true }, RUN_INDEX: { className: "RunIndex", useSQLite: true } },
+    durableObjectsPersist: dir,
+  });
+  /** Milliseconds for one request, checked: a driver run must complete with every event. */
+  const time = async (path: string, n: number): Promise<number> => {
+    const t0 = performance.now();
+    const res = await mf.dispatchFetch(`http://localhost${path}`);
+    const body = (await res.json()) as { status: string; seq: number };
+    const ms = performance.now() - t0;
+    if (!res.ok || body.status !== "completed" || body.seq !== 3 + 4 * n + 1) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+    return ms;
+  };
+  const figures: DoFigure[] = [];
+  try {
+    const rounds = options.quick ? 3 : 7;
+    const n = options.quick ? 100 : 200;
+    const cases = [
+      { driver: "hosted, sync", path: "hosted", durability: "sync" },
+      { driver: "hosted, output-gate", path: "hosted", durability: "output-gate" },
+      { driver: "Worker over RPC", path: "remote", durability: "sync" },
+    ] as const;
+    for (const c of cases) {
+      await time(`/${c.path}?object=warm-${c.driver}&steps=20&durability=${c.durability}`, 20);
+      await time(`/raw?object=warm-${c.driver}&steps=20&durability=${c.durability}`, 20);
+      const raw: number[] = [];
+      const drv: number[] = [];
+      const ratios: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        const object = `${c.path}-${c.durability}-${r}`;
+        const driverRun = () => time(`/${c.path}?object=${object}&steps=${n}&durability=${c.durability}`, n);
+        const rawRun = () => time(`/raw?object=${object}&steps=${n}&durability=${c.durability}`, n);
+        let driverMs: number;
+        let rawMs: number;
+        if (r % 2 === 0) {
+          driverMs = await driverRun();
+          rawMs = await rawRun();
+        } else {
+          rawMs = await rawRun();
+          driverMs = await driverRun();
+        }
+        raw.push(rawMs / n);
+        drv.push(driverMs / n);
+        ratios.push(rawMs / driverMs);
+      }
+      figures.push({ driver: c.driver, steps: n, rawMsPerTx: median(raw), driverMsPerStep: median(drv), stepsPerSecond: 1000 / median(drv), ratio: median(ratios), ratioMin: Math.min(...ratios), ratioMax: Math.max(...ratios) });
+    }
+  } finally {
+    await mf.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+export function printDo(figures: DoFigure[]): void {
+  console.log("do: driver steps (one local_mutation call each) in a Durable Object against one small insert per transaction, confirmed the same way, same object, same run");
+  console.log("| driver (durability) | steps per run | confirmed insert | driver per step | steps per second | ratio (steps/s / inserts/s) (spread) |");
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const f of figures) {
+    console.log(`| ${f.driver} | ${f.steps} | ${formatNs(f.rawMsPerTx * 1e6)} | ${formatNs(f.driverMsPerStep * 1e6)} | ${Math.round(f.stepsPerSecond)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) |`);
+  }
+  console.log("goal: a ratio of at least 0.9 (a step costs about one confirmed transaction)");
+}
