@@ -78,3 +78,50 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
     expect(problems).toEqual([]);
   });
 });
+
+describe.skipIf(!present)("the console answers an interrupted side effect", () => {
+  let crashy: Miniflare;
+  let at: string;
+  const TOKEN2 = "console-e2e-crash-token-0123456789";
+  beforeAll(async () => {
+    if (!present) return;
+    crashy = await startWorker("test/workerd/workers/do-entry.ts", {
+      durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true } },
+      bindings: { ISOAGENT_TOKEN: TOKEN2 },
+      host: "127.0.0.1",
+      port: 0,
+    });
+    at = (await crashy.ready).toString().replace(/\/$/, "");
+  });
+  afterAll(async () => {
+    await crashy?.dispose();
+  });
+
+  it("shows the interrupted call and records its result on the operator's word; the run completes with one effect", async () => {
+    // A run whose object is reset during its first add_item, after the item was added.
+    const runId = "gate_crash_local_mutation_console";
+    const post = (path: string, body: unknown) => fetch(`${at}${path}`, { method: "POST", body: JSON.stringify(body) });
+    await post(`/test/run/${runId}/plan`, { point: "during_effect" });
+    await post(`/test/run/${runId}/host`, { task: { goal: runId } });
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await page.goto(`${at}/?token=${TOKEN2}`);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    await page.click(`li[data-run="${runId}"]`, { timeout: 10_000 });
+    const interrupted = page.locator("section.approval[data-kind=interrupted_side_effect]");
+    await interrupted.waitFor({ timeout: 15_000 });
+    expect(await interrupted.locator("h3").textContent()).toBe("add_item was interrupted: did it take effect?");
+    // The item was added (the crash came after the effect): the operator says so, and the run goes on without a second effect.
+    await interrupted.locator("button.record-result").click();
+    await page.waitForSelector("#run[data-status=completed]", { timeout: 15_000 });
+    const world = (await (await fetch(`${at}/test/run/${runId}/world`)).json()) as { world: { items: string[] }; log: unknown[] };
+    expect(world.world.items).toEqual(["a", "b"]);
+    expect(world.log).toHaveLength(2);
+    // The journal view follows across the object's reset (its stream reconnects from the last event id).
+    await page.waitForSelector('#journal tr[data-type="run.completed"]', { timeout: 15_000 });
+    const journal = await page.locator("#journal tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")));
+    expect(journal).toContain("call.reconciled");
+    expect(problems).toEqual([]);
+  });
+});
