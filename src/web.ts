@@ -8,7 +8,7 @@
  */
 
 interface TextDecoderLike {
-  decode(input: Uint8Array): string;
+  decode(input?: Uint8Array, options?: { stream?: boolean }): string;
 }
 interface TextEncoderLike {
   encode(input: string): Uint8Array;
@@ -17,7 +17,7 @@ interface SubtleCryptoLike {
   digest(algorithm: "SHA-256", data: Uint8Array): Promise<ArrayBuffer>;
 }
 interface WebGlobals {
-  TextDecoder: new (label: "utf-8", options: { fatal: boolean; ignoreBOM: boolean }) => TextDecoderLike;
+  TextDecoder: new (label: "utf-8", options?: { fatal?: boolean; ignoreBOM?: boolean }) => TextDecoderLike;
   TextEncoder: new () => TextEncoderLike;
   crypto?: { subtle?: SubtleCryptoLike };
 }
@@ -35,6 +35,12 @@ let encoder: TextEncoderLike | undefined;
 export function decodeUtf8Fatal(bytes: Uint8Array): string {
   fatalDecoder ??= new web.TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   return fatalDecoder.decode(bytes);
+}
+
+/** A UTF-8 decoder for a stream of chunks: invalid bytes become U+FFFD; call with no chunk to flush. */
+export function utf8StreamDecoder(): (chunk?: Uint8Array) => string {
+  const decoder = new web.TextDecoder("utf-8");
+  return (chunk) => (chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true }));
 }
 
 /** Encodes a string as UTF-8. */
@@ -91,4 +97,30 @@ export function randomUuid(): string {
   const f = timers.crypto?.randomUUID;
   if (f === undefined) throw new Error("crypto.randomUUID is not available on this platform");
   return f.call(timers.crypto);
+}
+
+/** The part of a fetch `Response` the model adapters read. */
+export interface FetchResponseLike {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } } | null;
+  text(): Promise<string>;
+}
+
+/** The part of `fetch` the model adapters use. */
+export type FetchLike = (
+  url: string,
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly signal?: AbortSignalLike },
+) => Promise<FetchResponseLike>;
+
+/** The platform's `fetch`, read when called. */
+export function platformFetch(): FetchLike {
+  const f = (globalThis as unknown as { fetch?: FetchLike }).fetch;
+  if (f === undefined) throw new Error("fetch is not available on this platform");
+  return (url, init) => f.call(globalThis, url, init);
+}
+
+/** Milliseconds since the epoch of an HTTP date, or NaN. */
+export function parseHttpDate(text: string): number {
+  return Date.parse(text);
 }

@@ -10,6 +10,9 @@ export const ENTRY_POINTS: Record<string, string> = {
   index: "src/index.ts",
   testkit: "src/testkit/index.ts",
   http: "src/http/index.ts",
+  "agents/openai": "src/agents/openai/index.ts",
+  "agents/anthropic": "src/agents/anthropic/index.ts",
+  "agents/record": "src/agents/record/index.ts",
 };
 
 /** Adapters' entry points, by the platform they run on, bundled beside the core (they may use their platform). */

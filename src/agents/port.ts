@@ -39,8 +39,26 @@ export type AgentDecision =
   | { readonly kind: "calls"; readonly calls: readonly ProposedCall[]; readonly text?: string | undefined }
   | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string | undefined };
 
+/**
+ * What a streaming agent reports while it decides: text as it arrives, a
+ * call's name and argument text as they arrive (by the call's index in the
+ * decision), and a restart (a retry: drop what was shown). Progress is shown,
+ * never journaled; the decision is journaled once, complete.
+ */
+export type AgentProgress =
+  | { readonly type: "text"; readonly delta: string }
+  | { readonly type: "call"; readonly index: number; readonly name?: string; readonly argsDelta: string }
+  | { readonly type: "restart" };
+
+/** What the driver gives an agent with each view. */
+export interface AgentContext {
+  readonly signal: AbortSignalLike;
+  /** Where a streaming agent reports progress; absent when nobody listens. */
+  readonly onProgress?: ((progress: AgentProgress) => void) | undefined;
+}
+
 export interface Agent {
-  decide(view: AgentView, context: { readonly signal: AbortSignalLike }): Promise<AgentDecision>;
+  decide(view: AgentView, context: AgentContext): Promise<AgentDecision>;
 }
 
 /**

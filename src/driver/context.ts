@@ -9,6 +9,7 @@ import type { Limits, RunState } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
 import type { Store } from "../store/index.js";
 import type { CompiledTool, Tool } from "../tools/index.js";
+import type { ProgressBoard } from "./progress.js";
 import type { Redactor } from "./redact.js";
 import { DriverError, type Faults, type ReconcileHook } from "./types.js";
 
@@ -29,6 +30,8 @@ export interface DriverContext {
   readonly leaseTtlMs: number;
   readonly snapshotEvery: number;
   readonly faults: Faults | undefined;
+  /** What streaming agents said so far, per run. */
+  readonly progress: ProgressBoard;
   readonly tools: ReadonlyMap<string, ToolEntry>;
   /** The tools the agent is offered (all but deny), in registration order. */
   readonly exposed: readonly ExposedTool[];

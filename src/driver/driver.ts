@@ -9,6 +9,7 @@ import { randomUuid, type AbortSignalLike } from "../web.js";
 import { shapeChecker, shapeHash, type DriverContext, type ToolEntry } from "./context.js";
 import { loadState } from "./load.js";
 import { approve, cancel, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
+import { ProgressBoard, type StepProgress } from "./progress.js";
 import { redactor } from "./redact.js";
 import { Session } from "./session.js";
 import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from "./types.js";
@@ -37,6 +38,8 @@ export interface Driver {
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   /** The run's events from `fromSeq`. */
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
+  /** What a streaming agent has said so far in the step this driver is deciding for the run (not journaled). */
+  progress(runId: RunId): StepProgress | undefined;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -96,6 +99,7 @@ export function createDriver(options: DriverOptions): Driver {
     leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, 30_000) || 30_000,
     snapshotEvery: positive("snapshotEvery", options.snapshotEvery, 256) || 256,
     faults: options.faults,
+    progress: new ProgressBoard(options.onProgress),
     tools,
     exposed: offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema })),
     exposedNames: offered.map((c) => c.name),
@@ -162,6 +166,7 @@ export function createDriver(options: DriverOptions): Driver {
     state: (runId) => loadState(ctx.store, runId),
     listRuns: (filter) => ctx.store.listRuns(filter),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
+    progress: (runId) => ctx.progress.get(runId),
   };
 }
 

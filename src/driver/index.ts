@@ -5,6 +5,7 @@
  */
 export { createDriver, type Driver } from "./driver.js";
 export { type ApprovalAnswer, type Settlement } from "./operator.js";
+export { type StepProgress } from "./progress.js";
 export { REDACTED, redactor, redactJson, type Redactor } from "./redact.js";
 export { idempotencyKey } from "./session.js";
 export {

@@ -281,8 +281,12 @@ export class Session {
     const step = this.state.step + 1;
     let decision: AgentDecision;
     try {
-      decision = await this.ctx.agent.decide({ task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step }, { signal: this.agentAbort.signal });
+      decision = await this.ctx.agent.decide(
+        { task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step },
+        { signal: this.agentAbort.signal, onProgress: this.ctx.progress.sink(this.state.runId, step) },
+      );
     } catch (e) {
+      this.ctx.progress.clear(this.state.runId);
       if (isCrash(e)) throw e;
       if (this.lost) throw new LeaseLost();
       if (this.signal?.aborted === true) throw new Interrupted();
@@ -291,6 +295,7 @@ export class Session {
       this.event("run.failed", { reason: "agent_error", detail });
       return "ok";
     }
+    this.ctx.progress.clear(this.state.runId);
     if (this.lost) throw new LeaseLost();
     const normalized = this.normalize(decision, step);
     if (typeof normalized === "string") {

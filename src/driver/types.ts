@@ -1,4 +1,4 @@
-import type { Agent } from "../agents/index.js";
+import type { Agent, AgentProgress } from "../agents/index.js";
 import type { Clock } from "../clock.js";
 import { IsoagentError } from "../errors.js";
 import type { CallId, IdSource, RunId } from "../ids.js";
@@ -88,6 +88,8 @@ export interface DriverOptions {
   readonly leaseTtlMs?: number | undefined;
   /** Write a snapshot every this many events. Default 256. */
   readonly snapshotEvery?: number | undefined;
+  /** Hears a streaming agent's progress as it arrives (also kept for {@link Driver.progress}). */
+  readonly onProgress?: ((runId: RunId, step: number, progress: AgentProgress) => void) | undefined;
   /** @internal For the testkit's crash tests. */
   readonly faults?: Faults | undefined;
 }

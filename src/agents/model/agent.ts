@@ -1,0 +1,137 @@
+/**
+ * The loop every model adapter shares: build the request from the view (a
+ * pure function), send it, retry what is worth retrying, parse the answer
+ * (streamed or not) into a decision, and turn every failure into an
+ * AgentError that says what happened without a key in it.
+ */
+import type { JsonValue } from "../../json/index.js";
+import type { Observation } from "../../journal/index.js";
+import type { AbortSignalLike } from "../../web.js";
+import { AgentError, type Agent, type AgentDecision, type AgentProgress, type AgentView } from "../port.js";
+import { backoffMs, resolveRetry, retryableStatus, retryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.js";
+import { NetworkError, readText, type ModelRequest, type ModelResponse, type Transport } from "./transport.js";
+
+/** What a provider's answer amounted to. */
+export type Parsed =
+  | { readonly kind: "decision"; readonly decision: AgentDecision }
+  | { readonly kind: "refusal"; readonly text: string }
+  | { readonly kind: "empty"; readonly why: string };
+
+/** One provider's wire format. */
+export interface Protocol {
+  /** For messages: "openai", "anthropic". */
+  readonly provider: string;
+  request(view: AgentView): ModelRequest;
+  /** Reads a 2xx answer; throws {@link NetworkError} when the stream ends before the provider said it was done. */
+  parse(response: ModelResponse, onProgress: (p: AgentProgress) => void): Promise<Parsed>;
+  /** The error's type and message from a failed answer's body. */
+  errorOf(status: number, body: string): { readonly type: string; readonly message: string };
+}
+
+/** An agent backed by a model: its request is a pure function of the view. */
+export interface ModelAgent extends Agent {
+  readonly provider: string;
+  /** Everything needed to rebuild it but the credentials (kept in recordings). */
+  readonly config: JsonValue;
+  /** The request this agent sends for a view. */
+  request(view: AgentView): ModelRequest;
+  /** How it reaches the provider. */
+  readonly transport: Transport;
+  /** The same agent over another transport (recording, replay). */
+  withTransport(transport: Transport): ModelAgent;
+}
+
+export interface ModelAgentOptions {
+  readonly retry?: RetryOptions;
+  /** Strings never to show in an error (the adapter adds its key). */
+  readonly secrets?: readonly string[];
+  /** How many times an empty answer is asked again before the run fails. Default 1. */
+  readonly emptyRetries?: number;
+}
+
+const KEY_PATTERN = /\b(?:sk|pk|rk)-[A-Za-z0-9_*-]{4,}/g;
+
+/** Removes secrets and anything shaped like an API key, and bounds the length. */
+export function cleanMessage(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join("[REDACTED]");
+  out = out.replace(KEY_PATTERN, "[REDACTED]").replace(/\s+/g, " ").trim();
+  return out.length > 500 ? `${out.slice(0, 500)}…` : out;
+}
+
+/** The task as the model reads it. */
+export function taskText(task: JsonValue): string {
+  return typeof task === "string" ? task : JSON.stringify(task);
+}
+
+/** An observation as the model reads it, and whether it reports a failure. */
+export function observationText(o: Observation): { readonly text: string; readonly isError: boolean } {
+  if (o.type === "result") return { text: typeof o.content === "string" ? o.content : JSON.stringify(o.content), isError: false };
+  return { text: o.error, isError: true };
+}
+
+/** Builds a {@link ModelAgent} from a protocol and a transport. */
+export function modelAgent(protocol: Protocol, transport: Transport, config: JsonValue, options: ModelAgentOptions = {}): ModelAgent {
+  const retry = resolveRetry(options.retry);
+  const secrets = options.secrets ?? [];
+  const emptyRetries = options.emptyRetries ?? 1;
+  const agent: ModelAgent = {
+    provider: protocol.provider,
+    config,
+    request: (view) => protocol.request(view),
+    transport,
+    withTransport: (t) => modelAgent(protocol, t, config, options),
+    async decide(view, context) {
+      const request = protocol.request(view);
+      return send(protocol, transport, request, context.signal, context.onProgress ?? (() => {}), retry, secrets, emptyRetries);
+    },
+  };
+  return agent;
+}
+
+async function send(
+  protocol: Protocol,
+  transport: Transport,
+  request: ModelRequest,
+  signal: AbortSignalLike,
+  onProgress: (p: AgentProgress) => void,
+  retry: ResolvedRetry,
+  secrets: readonly string[],
+  emptyRetries: number,
+): Promise<AgentDecision> {
+  const name = protocol.provider;
+  let empties = 0;
+  let lastProblem = "";
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) onProgress({ type: "restart" });
+    let wait: number | undefined;
+    try {
+      const res = await transport(request, { signal });
+      if (res.status >= 200 && res.status < 300) {
+        const parsed = await protocol.parse(res, onProgress);
+        if (parsed.kind === "decision") return parsed.decision;
+        if (parsed.kind === "refusal") throw new AgentError(`${name}: the model refused: ${cleanMessage(parsed.text, secrets)}`);
+        if (empties++ < emptyRetries) continue;
+        throw new AgentError(`${name}: the model gave an empty answer (${parsed.why}), ${empties} times`);
+      }
+      const body = await readText(res.body).catch(() => "");
+      const { type, message } = protocol.errorOf(res.status, body);
+      const said = cleanMessage(`HTTP ${res.status} ${type}: ${message}`, secrets);
+      if (!retryableStatus(res)) throw new AgentError(`${name} refused the request: ${said}`);
+      lastProblem = said;
+      wait = retryAfterMs(res, Date.now());
+      if (wait !== undefined && wait > retry.maxRetryAfterMs) {
+        throw new AgentError(`${name}: ${said}; it asks to wait ${Math.ceil(wait / 1000)} s, longer than ${retry.maxRetryAfterMs / 1000} s: the run waits to be resumed`, { retryable: true });
+      }
+    } catch (e) {
+      if (e instanceof AgentError) throw e;
+      if (signal.aborted) throw e;
+      if (!(e instanceof NetworkError)) throw e;
+      lastProblem = e.message;
+    }
+    if (attempt >= retry.maxRetries) {
+      throw new AgentError(`${name}: ${lastProblem}; gave up after ${attempt + 1} attempts: the run waits to be resumed`, { retryable: true });
+    }
+    await retry.sleep(wait ?? backoffMs(retry, attempt), signal);
+  }
+}
