@@ -44,15 +44,22 @@ export async function mockModelServer(port = 0): Promise<MockModelServer> {
     for await (const c of req) raw += c;
     requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw === "" ? undefined : JSON.parse(raw) });
     const a = queue.shift() ?? { status: 500, body: JSON.stringify({ error: { message: "the mock has no answer left", type: "server_error", param: null, code: null } }) };
-    if (a.hangUp === true) return req.socket.destroy();
+    if (a.hangUp === true) {
+      req.socket.destroy();
+      return;
+    }
     const streaming = a.chunks !== undefined;
     res.writeHead(a.status ?? 200, { "content-type": streaming ? "text/event-stream" : "application/json", ...a.headers });
-    if (!streaming) return res.end(a.body ?? "");
+    if (!streaming) {
+      res.end(a.body ?? "");
+      return;
+    }
     let sent = 0;
     for (const c of a.chunks!) {
       if (a.cutAfter !== undefined && sent >= a.cutAfter) {
         await new Promise((r) => setTimeout(r, 5));
-        return req.socket.destroy();
+        req.socket.destroy();
+        return;
       }
       res.write(c);
       sent++;
