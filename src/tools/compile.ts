@@ -2,6 +2,7 @@ import { IsoagentError, isIsoagentError, type IsoagentErrorCode } from "../error
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { compileSchema, SchemaError, type CompiledSchema, type JsonSchema, type SchemaErrorCode } from "../schema/index.js";
 import { checkWith, type ArgsCheck } from "./check.js";
+import { isStandardSchema, standardJsonSchema } from "./standard.js";
 import {
   DEFAULT_OUTPUT_POLICY,
   MAX_TIMEOUT_MS,
@@ -155,9 +156,15 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
   if (spec.preview !== undefined && typeof spec.preview !== "function") {
     fail("TOOL_PREVIEW_INVALID", "preview", `preview must be a function of the arguments, not ${shown(spec.preview)}`);
   }
+  let given = spec.inputSchema;
+  if (isStandardSchema(given)) {
+    const r = standardJsonSchema(given);
+    if (!r.ok) fail("TOOL_SCHEMA_STANDARD_UNSUPPORTED", "inputSchema", `input schema ${r.why}`);
+    given = (r as { schema: JsonSchema }).schema;
+  }
   let schema: CompiledSchema;
   try {
-    schema = compileSchema(spec.inputSchema);
+    schema = compileSchema(given as JsonSchema | string);
   } catch (e) {
     if (!(e instanceof SchemaError) && !isIsoagentError(e)) throw e;
     const code = (e as SchemaError).code;
@@ -209,9 +216,17 @@ export function compileTools(specs: readonly ToolSpec<never>[]): readonly Compil
   });
 }
 
+let unconvertible = 0;
+
 /** The fields of a spec that decide its compiled form, as one canonical string. */
 export function specKey(spec: ToolSpec<never>): string {
-  const { name, description, inputSchema, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy } = spec;
+  const { name, description, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy } = spec;
+  let inputSchema: unknown = spec.inputSchema;
+  if (isStandardSchema(inputSchema)) {
+    const r = standardJsonSchema(inputSchema);
+    // Unconvertible: keyed by identity, so compileTool gives its error.
+    inputSchema = r.ok ? r.schema : { "~unconvertible": ++unconvertible };
+  }
   const data: Record<string, unknown> = { name, description, inputSchema, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy };
   for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
   return canonicalJson(data);

@@ -22,3 +22,4 @@ export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCh
 export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";
 export { abortRun, AbortRunError, defineTool, isAbortRun, ToolError, type Tool, type ToolContext } from "./tool.js";
 export { lineDiff } from "./diff.js";
+export { isStandardSchema, standardJsonSchema, type StandardSchemaLike } from "./standard.js";

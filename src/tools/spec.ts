@@ -1,6 +1,7 @@
 import type { JsonValue } from "../json/index.js";
 import type { JsonSchema } from "../schema/index.js";
 import type { AbortSignalLike } from "../web.js";
+import type { StandardSchemaLike } from "./standard.js";
 
 /**
  * What a call may do to the world. It also decides recovery after a crash:
@@ -77,7 +78,12 @@ export interface ToolSpec<Args = JsonValue> {
   /** For the model: short, stable (it is part of every request). */
   readonly description: string;
   /** A self-contained JSON Schema (object, boolean or JSON text). Use additionalProperties: false. */
-  readonly inputSchema: JsonSchema | string;
+  /**
+   * A self-contained JSON Schema (object, boolean or JSON text), or a
+   * Standard Schema object with Standard JSON Schema (zod 4.2+, arktype,
+   * valibot through toStandardJsonSchema), turned into JSON Schema once.
+   */
+  readonly inputSchema: JsonSchema | string | StandardSchemaLike;
   readonly sideEffect: SideEffect;
   /** Required, > 0: the call is cancelled when it runs longer. */
   readonly timeoutMs: number;

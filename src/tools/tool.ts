@@ -2,6 +2,7 @@ import type { CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { AbortSignalLike } from "../web.js";
 import type { ToolSpec } from "./spec.js";
+import type { StandardInput, StandardSchemaLike } from "./standard.js";
 
 /** What a tool learns about the call it serves: the only place it learns which run. */
 export interface ToolContext {
@@ -34,7 +35,12 @@ export interface Tool<Args = JsonValue, Result = unknown> extends ToolSpec<Args>
   call(args: Args, context: ToolContext): Promise<Result> | Result;
 }
 
-/** Declares a tool with its argument type inferred (an identity at run time). */
+/**
+ * Declares a tool with its argument type inferred (an identity at run time):
+ * from a Standard Schema's input type, or given explicitly.
+ */
+export function defineTool<S extends StandardSchemaLike, Result = unknown>(tool: Omit<Tool<StandardInput<S>, Result>, "inputSchema"> & { readonly inputSchema: S }): Tool<StandardInput<S>, Result>;
+export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result>): Tool<Args, Result>;
 export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result>): Tool<Args, Result> {
   return tool;
 }
