@@ -8,6 +8,9 @@
  * On the first start (no run yet) it creates a demo run, which will wait in
  * the console for the approval of its write.
  *
+ * With OPENAI_API_KEY or ANTHROPIC_API_KEY set (ISOAGENT_MODEL to pick the
+ * model), the runs use that model instead of the scripted demo agent.
+ *
  * Options:
  *   --port <n>     (default 8787, or $PORT)
  *   --data <dir>   (default .data)
@@ -19,6 +22,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Miniflare } from "miniflare";
+import { describeAgent, modelFromEnv } from "../examples/model.js";
 import { bundleWorker } from "./lib/bundle.js";
 
 const argv = process.argv.slice(2);
@@ -43,6 +47,9 @@ function localToken(): string {
 }
 
 const token = localToken();
+// A model key in the environment reaches the Worker as its secret would.
+const MODEL_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ISOAGENT_MODEL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"];
+const modelBindings = Object.fromEntries(MODEL_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const mf = new Miniflare({
   name: "isoagent",
   modules: true,
@@ -53,7 +60,7 @@ const mf = new Miniflare({
     RUN_INDEX: { className: "RunIndex", useSQLite: true },
   },
   durableObjectsPersist: join(dataDir, "do"),
-  bindings: { ISOAGENT_TOKEN: token },
+  bindings: { ISOAGENT_TOKEN: token, ...modelBindings },
   host: "127.0.0.1",
   port,
 });
@@ -94,7 +101,7 @@ console.log(`isoagent's Worker on workerd (miniflare), storage in ${join(dataDir
 console.log(`  console:  ${base}/?token=${token}`);
 console.log(`  API:      curl -H "Authorization: Bearer ${token}" ${base}/runs`);
 console.log(`  token:    ${token} (kept in ${join(dataDir, "token")})`);
-console.log(`  agent:    the scripted demo agent (examples/worker/agent.ts)`);
+console.log(`  agent:    ${describeAgent(modelFromEnv(process.env), "OPENAI_API_KEY or ANTHROPIC_API_KEY")}`);
 console.log(`  runs:     ${runs.length} kept from earlier starts${demo === undefined ? "" : `; demo run ${demo} created`}`);
 
 if (check) {

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
-const tsx = (...args: string[]): string => execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: 90_000 });
+// Without any model key, whatever the machine has: the demos use the scripted agent.
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC)_/.test(k) && k !== "ISOAGENT_MODEL"));
+const tsx = (...args: string[]): string => execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: 90_000, env });
 
 // The README's first command, as a new user runs it; --check walks the demo
 // through the HTTP API instead of waiting for an operator.
@@ -19,6 +21,7 @@ describe("npm start (scripts/start.ts: the Worker on workerd)", () => {
     expect(statSync(join(data, "token")).mode & 0o777).toBe(0o600);
     expect(first).toMatch(new RegExp(`console: {2}http://127\\.0\\.0\\.1:\\d+/\\?token=${token}`));
     expect(first).toContain("runs:     0 kept from earlier starts; demo run run_");
+    expect(first).toContain("agent:    the scripted demo agent (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real model)");
     expect(first).toMatch(/waits for approval apr\.2\.s2c1\.1: write_file \{"path":"notes\/summary\.md"/);
     expect(first).toMatch(/completed: \{"summary":"notes\/summary\.md written and checked"\} \(22 journal events\)/);
     const second = tsx("scripts/start.ts", "--check", "--port", "0", "--data", data);
@@ -36,4 +39,36 @@ describe("npm run example:node (examples/node/demo.ts)", () => {
     expect(out).toContain("=> completed: the write took effect once");
     expect(out).toContain("Both journals verified");
   }, 60_000);
+});
+
+describe("npm start with a model key (against a local server speaking OpenAI's wire format)", () => {
+  it("says it uses OpenAI, and its runs go through the model", async () => {
+    const { execFile } = await import("node:child_process");
+    const { promisify } = await import("node:util");
+    const { mockModelServer, responsesStream } = await import("./helpers/mock-model.js");
+    const server = await mockModelServer();
+    server.answer(
+      { chunks: responsesStream({ calls: [{ id: "call_a", name: "read_file", args: '{"path":"notes/todo.md"}' }] }) },
+      { chunks: responsesStream({ calls: [{ id: "call_b", name: "write_file", args: JSON.stringify({ path: "notes/summary.md", content: "3 things" }) }] }) },
+      { chunks: responsesStream({ text: "Wrote notes/summary.md." }) },
+    );
+    const data = mkdtempSync(join(tmpdir(), "isoagent-start-model-"));
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--check", "--port", "0", "--data", data], {
+        encoding: "utf8",
+        timeout: 90_000,
+        env: { ...env, OPENAI_API_KEY: "sk-test-start-0123456789", OPENAI_BASE_URL: server.url, ISOAGENT_MODEL: "gpt-mock" },
+      });
+      expect(stdout).toContain(`agent:    openai gpt-mock at ${server.url}`);
+      expect(stdout).not.toContain("sk-test-start");
+      expect(stdout).toMatch(/waits for approval apr\.2\.call_b\.1: write_file \{"path":"notes\/summary\.md","content":"3 things"\}/);
+      expect(stdout).toMatch(/completed: "Wrote notes\/summary\.md\." \(\d+ journal events\)/);
+      expect(server.requests).toHaveLength(3);
+      expect(server.requests[0]!.headers["authorization"]).toBe("Bearer sk-test-start-0123456789");
+      expect(server.requests[0]!.body.input).toEqual([{ role: "user", content: "Summarise notes/todo.md into notes/summary.md" }]);
+    } finally {
+      await server.close();
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

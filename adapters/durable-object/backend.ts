@@ -33,6 +33,9 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     async settle(runId, approvalId, answer) {
       unwire(await run(runId).hostSettle(runId, approvalId, answer));
     },
+    async progress(runId) {
+      return unwire(await run(runId).hostProgress(runId)) ?? undefined;
+    },
     async cancel(runId, options) {
       unwire(await run(runId).hostCancel(runId, { by: options.by, ...(options.reason === undefined ? {} : { reason: options.reason }) }));
     },

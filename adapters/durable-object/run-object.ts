@@ -41,6 +41,7 @@ import {
   type RunSummary,
   type Settlement,
   type Snapshot,
+  type StepProgress,
   type Store,
   type Tool,
 } from "../../src/index.js";
@@ -111,6 +112,8 @@ export interface RunObjectApi {
   hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
   hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<Wire<null>>;
   hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
+  /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
+  hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
   /** Drives the hosted run now (tests; the alarm does it otherwise). */
   hostDrive(): Promise<Wire<RunOutcome | null>>;
 }
@@ -370,6 +373,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     }
     hostDrive() {
       return wire(() => this.drive());
+    }
+    hostProgress(runId: RunId) {
+      return wire(() => this.driver?.progress(runId) ?? null);
     }
 
     /** Heals the index, and resumes a run whose driver vanished. */

@@ -1,4 +1,4 @@
-/** The demo's agent: scripted (a model adapter arrives with its issue). */
+/** The demo's scripted agent (a model key in the environment replaces it: see ../model.ts). */
 import { call, calls, final, scriptedAgent, type Agent, type AgentView } from "../../src/index.js";
 
 function summaryOf(view: AgentView): string {

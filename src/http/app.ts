@@ -246,6 +246,7 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return streamSSE(c, async (stream) => {
       let next = from;
       let closed = false;
+      let shown = 0;
       stream.onAbort(() => {
         closed = true;
       });
@@ -256,6 +257,12 @@ export function createHttpApp(options: HttpAppOptions): Hono {
           next = e.seq + 1;
         }
         if (events.length === 0) {
+          // What the agent streams while it decides: shown, never journaled.
+          const progress = await backend.progress?.(runId);
+          if (progress !== undefined && progress.version !== shown) {
+            shown = progress.version;
+            await stream.writeSSE({ event: "progress", data: JSON.stringify({ step: progress.step, text: progress.text, calls: progress.calls }) });
+          }
           const state = await backend.state(runId);
           if (TERMINAL_STATUSES.has(state.status) && state.seq < next) {
             await stream.writeSSE({ event: "end", data: JSON.stringify({ status: state.status }) });

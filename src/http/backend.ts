@@ -2,7 +2,7 @@
  * What the HTTP app needs of wherever runs live: in this process (a driver
  * and its store), or in Durable Objects (one per run, each driving its own).
  */
-import type { Driver } from "../driver/index.js";
+import type { Driver, StepProgress } from "../driver/index.js";
 import type { ApprovalAnswer, Settlement } from "../driver/index.js";
 import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
@@ -20,6 +20,8 @@ export interface RunsBackend {
   deny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
   settle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<void>;
   cancel(runId: RunId, options: { by: string; reason?: string | undefined }): Promise<void>;
+  /** What a streaming agent has said so far in the step being decided (not journaled), when the backend can tell. */
+  progress?(runId: RunId): Promise<StepProgress | undefined>;
 }
 
 /**
@@ -55,5 +57,6 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     async cancel(runId, opts) {
       await driver.cancel(runId, { by: opts.by, ...(opts.reason === undefined ? {} : { reason: opts.reason }) });
     },
+    progress: async (runId) => driver.progress(runId),
   };
 }

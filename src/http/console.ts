@@ -24,6 +24,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <div class="title"><h2 id="run-title">Pick a run</h2><button id="cancel" class="deny" hidden>Cancel run</button></div>
 <div id="summary"></div>
 <div id="approvals"></div>
+<div id="progress" hidden><h3>The agent is deciding step <span id="progress-step"></span></h3><pre id="progress-text"></pre></div>
 <h3>Journal</h3>
 <table><thead><tr><th>#</th><th>event</th><th>what</th></tr></thead><tbody id="journal"></tbody></table>
 </section>
@@ -144,6 +145,7 @@ async function loadRun() {
 function follow() {
   if (source) source.close();
   $("journal").replaceChildren();
+  $("progress").hidden = true;
   lastSeq = 0;
   if (!selected) return;
   loadRun();
@@ -154,7 +156,15 @@ function follow() {
     if (e.seq <= lastSeq) return;
     lastSeq = e.seq;
     $("journal").append(el("tr", { "data-type": e.type, "data-seq": String(e.seq) }, el("td", {}, String(e.seq)), el("td", {}, e.type), el("td", {}, el("pre", {}, describe(e)))));
+    if (e.type === "step.decided") $("progress").hidden = true;
     loadRun();
+  });
+  // What a streaming model has said so far in the step it decides (not journaled).
+  source.addEventListener("progress", (m) => {
+    const p = JSON.parse(m.data);
+    $("progress-step").textContent = String(p.step);
+    $("progress-text").textContent = p.text + p.calls.map((c) => "\\n→ " + (c.name || "…") + " " + c.args).join("");
+    $("progress").hidden = false;
   });
   source.addEventListener("end", () => { source.close(); loadRun(); loadRuns(); });
 }

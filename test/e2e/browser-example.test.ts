@@ -58,6 +58,8 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     // The page runs under a CSP without 'unsafe-eval'.
     const csp = await page.evaluate(async () => (await fetch(location.href)).headers.get("content-security-policy"));
     expect(csp).toContain("script-src 'self'");
+    // It says which agent it uses: no model chosen, the scripted one.
+    expect(await page.locator("#agent").textContent()).toBe("agent: the scripted demo agent (set a model below for a real model)");
     expect(csp).not.toContain("unsafe-eval");
 
     // Start a run; it stops to ask before writing, and the page shows what is asked.

@@ -169,3 +169,42 @@ describe("the HTTP app: runs", () => {
     expect(plain.events[0]!.seq).toBe(2);
   });
 });
+
+describe("progress over SSE", () => {
+  it("streams what the agent has said so far in the step it decides, then the decision journaled once", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const driver = createDriver({
+      store: memoryStore(),
+      ids: sequentialIds(),
+      tools: [],
+      agent: {
+        async decide(_view, ctx) {
+          ctx.onProgress?.({ type: "text", delta: "Thinking about " });
+          ctx.onProgress?.({ type: "call", index: 0, name: "read_file", argsDelta: '{"path":' });
+          await gate;
+          return { kind: "final", output: "done" };
+        },
+      },
+    });
+    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN], pollMs: 5 });
+    const runId = ((await (await app.request("/runs", json({ task: "t" }))).json()) as { runId: string }).runId;
+    const res = await app.request(`/runs/${runId}/events`, { headers: { ...auth, accept: "text/event-stream" } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("event: progress")) text += decoder.decode((await reader.read()).value);
+    while (!text.includes("\n\n", text.indexOf("event: progress"))) text += decoder.decode((await reader.read()).value);
+    const data = text.slice(text.indexOf("event: progress")).split("\n")[1]!.slice("data: ".length);
+    expect(JSON.parse(data)).toEqual({ step: 1, text: "Thinking about ", calls: [{ name: "read_file", args: '{"path":' }] });
+    release();
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      text += decoder.decode(r.value);
+    }
+    expect(text).toContain("event: end");
+    expect(text.match(/"type":"step.decided"/g)).toHaveLength(1);
+    expect(driver.progress(runId as never)).toBeUndefined();
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * The example's agent: scripted (it works offline; a model adapter arrives
- * with its issue). It reads the notes, asks to write a summary, and checks it.
+ * The example's scripted agent (it works offline; a real model can be
+ * chosen on the page). It reads the notes, asks to write a summary, and
+ * checks it.
  */
 import { call, calls, final, scriptedAgent, type Agent, type AgentView } from "../../../src/index.js";
 

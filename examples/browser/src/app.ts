@@ -7,6 +7,7 @@
  */
 import { idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, type ApprovalState, type JournalEvent, type RunId, type RunSummary } from "../../../src/index.js";
+import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { notesAgent } from "./agent.js";
 import { openWorkspace } from "./workspace.js";
 
@@ -14,7 +15,18 @@ const params = new URLSearchParams(location.search);
 const store = idbStore({ name: params.get("db") ?? "isoagent-example" });
 const workspace = await openWorkspace(params.get("workspace") ?? "isoagent-example-workspace", Number(params.get("writeDelayMs") ?? 1500));
 const owner = `tab-${crypto.randomUUID().slice(0, 8)}`;
-const driver = createDriver({ store, agent: notesAgent(), tools: workspace.tools, reconcile: workspace.reconcile, owner, leaseTtlMs: 3_000 });
+// A real model when one is chosen on the page (the key stays in this browser's storage), else the scripted agent.
+const MODEL_KEY = "isoagent-example-model";
+const choice = ((): ModelChoice | undefined => {
+  try {
+    const c = JSON.parse(localStorage.getItem(MODEL_KEY) ?? "null") as ModelChoice | null;
+    return c !== null && (c.provider === "openai" || c.provider === "anthropic") && c.apiKey !== "" ? c : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+const agent = choice === undefined ? notesAgent() : agentFor(choice, { browser: true });
+const driver = createDriver({ store, agent, tools: workspace.tools, reconcile: workspace.reconcile, owner, leaseTtlMs: 3_000 });
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 let selected: RunId | undefined = (params.get("run") as RunId | null) ?? undefined;
@@ -112,6 +124,7 @@ async function refresh(): Promise<void> {
   renderRuns(runs);
   if (selected !== undefined) await renderRun(selected);
   $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} · ${driving > 0 ? "driving" : "idle"}`;
+  $("agent").textContent = `agent: ${describeAgent(choice, "a model below")}`;
 }
 
 async function drive(runId?: RunId): Promise<void> {
@@ -132,6 +145,18 @@ $("start").addEventListener("click", () => {
     await refresh();
     await drive(runId);
   })();
+});
+
+$("model-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const provider = ($("model-provider") as HTMLSelectElement).value;
+  const apiKey = ($("model-key") as HTMLInputElement).value.trim();
+  if (provider === "scripted" || apiKey === "") localStorage.removeItem(MODEL_KEY);
+  else {
+    const model = ($("model-name") as HTMLInputElement).value.trim() || (provider === "openai" ? "gpt-5-mini" : "claude-sonnet-4-5");
+    localStorage.setItem(MODEL_KEY, JSON.stringify({ provider, model, apiKey }));
+  }
+  location.reload();
 });
 
 // Live: the journal and the list follow what this tab, or any other, writes.
