@@ -72,3 +72,13 @@ describe("npm start with a model key (against a local server speaking OpenAI's w
     }
   }, 120_000);
 });
+
+describe("npm run example:model (a model run replayed from its recording)", () => {
+  it("replays the recorded run with no network and completes it, the write approved", () => {
+    const out = tsx("examples/node/model-demo.ts");
+    expect(out).toContain("agent: openai gpt-5-mini, replayed from examples/recordings/openai-summarise-notes.json with no network");
+    expect(out).toContain("approving apr.2.call_write1.1 (write_file notes/summary.md) as the demo's operator");
+    expect(out).toContain('=> completed: "Wrote a three-item summary to notes/summary.md."');
+    expect(out).toContain("notes/summary.md:\n# Summary\n\n3 things to do:\n- buy milk");
+  }, 60_000);
+});
