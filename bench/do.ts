@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../scripts/lib/bundle.js";
-import { formatNs } from "./harness.js";
+import { formatNs, median } from "./harness.js";
 
 export interface DoFigure {
   readonly driver: "hosted, sync" | "hosted, output-gate" | "Worker over RPC";
@@ -31,7 +31,7 @@ export interface DoFigure {
   readonly ratioMax: number;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
 
 export async function benchDo(options: { quick?: boolean } = {}): Promise<DoFigure[]> {
   const dir = mkdtempSync(join(tmpdir(), "isoagent-bench-do-"));

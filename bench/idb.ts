@@ -10,7 +10,7 @@ import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../scripts/lib/static-server.js";
 import { CHROMIUM } from "../test/helpers/chromium.js";
-import { formatNs } from "./harness.js";
+import { formatNs, median } from "./harness.js";
 
 export interface IdbFigure {
   readonly durability: "strict" | "relaxed";
@@ -24,7 +24,7 @@ export interface IdbFigure {
   readonly ratioMax: number;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
 
 export async function benchIdb(options: { quick?: boolean } = {}): Promise<IdbFigure[]> {
   const dir = mkdtempSync(join(tmpdir(), "isoagent-bench-"));
