@@ -7,6 +7,7 @@ import { IsoagentError } from "../errors.js";
 import type { JsonValue } from "../json/index.js";
 import type { TranscriptItem } from "../journal/index.js";
 import type { JsonSchema } from "../schema/index.js";
+import type { ToolPrompt } from "../tools/index.js";
 import type { AbortSignalLike } from "../web.js";
 
 /** A tool as the agent is offered it. */
@@ -14,6 +15,8 @@ export interface ExposedTool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** The tool's part of the system prompt, when it has one. */
+  readonly prompt?: ToolPrompt | undefined;
 }
 
 /** What the agent sees when asked for a step. Nothing in it is run-specific. */

@@ -101,7 +101,7 @@ export function createDriver(options: DriverOptions): Driver {
     faults: options.faults,
     progress: new ProgressBoard(options.onProgress),
     tools,
-    exposed: offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema })),
+    exposed: offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) })),
     exposedNames: offered.map((c) => c.name),
     shapes,
     checkShapes: shapeChecker(shapes),

@@ -21,6 +21,8 @@ export interface ApprovalAnswer {
   /** Who answered (journaled). */
   readonly by: string;
   readonly reason?: string | undefined;
+  /** A person's answer, for a request that wants one (ask_user); refused on any other. */
+  readonly answer?: string | undefined;
 }
 
 /** How an operator settles an interrupted side effect. */
@@ -46,6 +48,17 @@ function pendingApproval(state: RunState, approvalId: ApprovalId, requestHash: s
   return a;
 }
 
+/** A person's answer: required by a request that wants one, refused by any other. */
+function checkAnswer(a: ApprovalState, answer: unknown): string | undefined {
+  if (a.request.wantsAnswer === true) {
+    if (typeof answer !== "string" || answer.trim() === "") throw new DriverError("ANSWER_REQUIRED", `approval ${a.approvalId} asks a person a question: approve it with an answer`);
+    if (answer.length > 16_384) throw new DriverError("DRIVER_INVALID", `the answer to approval ${a.approvalId} is longer than 16,384 characters`);
+    return answer;
+  }
+  if (answer !== undefined) throw new DriverError("DRIVER_INVALID", `approval ${a.approvalId} does not ask for an answer`);
+  return undefined;
+}
+
 /** Appends operator events built from the current state, retrying when the journal moves under it. */
 export async function operatorAppend(ctx: DriverContext, runId: RunId, build: (state: RunState) => Promise<UnsealedEvent[]>): Promise<RunState> {
   for (let attempt = 0; ; attempt++) {
@@ -69,7 +82,17 @@ export async function approve(ctx: DriverContext, runId: RunId, approvalId: Appr
   const by = checkBy(answer.by);
   return operatorAppend(ctx, runId, async (state) => {
     const a = pendingApproval(state, approvalId, answer.requestHash);
-    const resolved: UnsealedEvent = { ...base(ctx), type: "approval.resolved", approvalId, requestHash: a.requestHash, decision: "approve", by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+    const given = checkAnswer(a, answer.answer);
+    const resolved: UnsealedEvent = {
+      ...base(ctx),
+      type: "approval.resolved",
+      approvalId,
+      requestHash: a.requestHash,
+      decision: "approve",
+      by,
+      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+      ...(given === undefined ? {} : { answer: ctx.redact(given) }),
+    };
     if (a.request.kind === "call") return [resolved];
     const { step, callId, attempt } = a.request;
     return [resolved, { ...base(ctx), type: "call.reconciled", step, callId, attempt, resolution: "run_again", by }];

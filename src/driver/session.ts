@@ -59,6 +59,8 @@ class Interrupted extends Error {}
 /** What one call's execution produced. */
 interface CallOutcome {
   readonly observation: Observation;
+  /** The tool's line for a person, for a success. */
+  readonly activity?: string;
   /** The run ends with this output (a terminal tool's success). */
   readonly complete?: JsonValue;
   /** The run fails with reason tool_abort and this detail. */
@@ -415,6 +417,7 @@ export class Session {
       sideEffect: entry.compiled.sideEffect,
       resources,
       ...(preview === undefined ? {} : { preview }),
+      ...(kind === "call" && entry.compiled.wantsAnswer ? { wantsAnswer: true as const } : {}),
     };
     const approvalId = `apr.${step}.${call.callId}.${Object.keys(this.state.approvals).length + 1}` as ApprovalId;
     this.event("approval.requested", { approvalId, request, requestHash: hashJsonSync(request) });
@@ -511,7 +514,7 @@ export class Session {
       const s = starts[k]!;
       const o = outcomes[k]!;
       await this.fault("after_effect", step, s.call);
-      this.event("call.finished", { step, callId: s.call.callId, attempt: s.attempt, observation: o.observation });
+      this.event("call.finished", { step, callId: s.call.callId, attempt: s.attempt, observation: o.observation, ...(o.activity === undefined ? {} : { activity: o.activity }) });
       if (o.abort !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.failed", { reason: "tool_abort", detail: o.abort });
       if (o.complete !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.completed", { output: o.complete });
       if (s.entry.compiled.sideEffect !== "read_only" || o.abort !== undefined || o.complete !== undefined) flushNow = true;
@@ -558,6 +561,7 @@ export class Session {
               idempotencyKey: key,
               fencingToken: this.lease.token,
               signal: controller.signal,
+              ...this.answerFor(call, attempt),
             }),
           )
           .then(
@@ -584,8 +588,34 @@ export class Session {
         const content = checkContent(tool.name, raw.value, redact);
         if (!content.ok) return { observation: content.observation };
         const observation = await resultObservation(content.value, tool.outputPolicy, this.ctx.store);
-        return tool.terminal ? { observation, complete: content.value } : { observation };
+        const activity = this.activityOf(tool, args, content.value);
+        return { observation, ...(activity === undefined ? {} : { activity }), ...(tool.terminal ? { complete: content.value } : {}) };
       }
+    }
+  }
+
+  /** What a person answered when approving this call (the latest answer, for an attempt run again after a crash). */
+  private answerFor(call: CallState, attempt: number): { answer?: { text: string; by: string } } {
+    let found: { answer?: { text: string; by: string } } = {};
+    for (const a of Object.values(this.state.approvals)) {
+      const r = a.request;
+      if (r.kind === "call" && r.step === this.state.current?.step && r.callId === call.callId && r.attempt <= attempt && a.status === "approved" && a.answer !== undefined) {
+        found = { answer: { text: a.answer, by: a.by ?? "" } };
+      }
+    }
+    return found;
+  }
+
+  /** The tool's activity line for a success: redacted, one line, at most 200 characters; left out when it fails. */
+  private activityOf(tool: ToolEntry["compiled"], args: JsonValue, result: JsonValue): string | undefined {
+    if (tool.activity === undefined) return undefined;
+    try {
+      const line = tool.activity(args as never, result);
+      if (typeof line !== "string" || line.trim() === "") return undefined;
+      const one = this.ctx.redact(line).replace(/\s+/g, " ").trim();
+      return one.length > 200 ? `${one.slice(0, 199)}…` : one;
+    } catch {
+      return undefined;
     }
   }
 

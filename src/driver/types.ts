@@ -109,7 +109,7 @@ export interface RunOutcome {
 }
 
 /** The codes of {@link DriverError}. */
-export type DriverErrorCode = "TOOL_SHAPE_CHANGED" | "APPROVAL_NOT_FOUND" | "APPROVAL_HASH_MISMATCH" | "APPROVAL_NOT_PENDING" | "RUN_NOT_ACTIVE" | "DRIVER_INVALID";
+export type DriverErrorCode = "TOOL_SHAPE_CHANGED" | "APPROVAL_NOT_FOUND" | "APPROVAL_HASH_MISMATCH" | "APPROVAL_NOT_PENDING" | "ANSWER_REQUIRED" | "RUN_NOT_ACTIVE" | "DRIVER_INVALID";
 
 /** A driver's refusal of an operation. */
 export class DriverError extends IsoagentError {

@@ -47,6 +47,7 @@ const STATUS: Record<string, number> = {
   INVALID_BODY: 400,
   INVALID_ID: 400,
   DRIVER_INVALID: 400,
+  ANSWER_REQUIRED: 400,
   UNAUTHORIZED: 401,
   RUN_NOT_FOUND: 404,
   APPROVAL_NOT_FOUND: 404,
@@ -83,7 +84,7 @@ const ANSWER = body("answer", {
   type: "object",
   additionalProperties: false,
   required: ["decision", "requestHash"],
-  properties: { decision: { enum: ["approve", "deny"] }, requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" }, by: string("Who answers"), reason: string("Why") },
+  properties: { decision: { enum: ["approve", "deny"] }, requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" }, by: string("Who answers"), reason: string("Why"), answer: string("A person's answer, for a request that wants one") },
 });
 const CANCEL = body("cancel", { type: "object", additionalProperties: false, properties: { by: string("Who cancels"), reason: string("Why") } });
 const RECONCILE = body("reconcile", {
@@ -279,7 +280,12 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     const runId = ids(parseRunId, c.req.param("id"));
     const approvalId: ApprovalId = ids(parseApprovalId, c.req.param("approvalId"));
     const b = await readBody(c, ANSWER);
-    const answer = { requestHash: String(b["requestHash"]), by: String(b["by"] ?? "operator (API)"), ...(b["reason"] === undefined ? {} : { reason: String(b["reason"]) }) };
+    const answer = {
+      requestHash: String(b["requestHash"]),
+      by: String(b["by"] ?? "operator (API)"),
+      ...(b["reason"] === undefined ? {} : { reason: String(b["reason"]) }),
+      ...(b["answer"] === undefined ? {} : { answer: String(b["answer"]) }),
+    };
     if (b["decision"] === "approve") await backend.approve(runId, approvalId, answer);
     else await backend.deny(runId, approvalId, answer);
     return c.json({ ok: true });

@@ -84,6 +84,8 @@ export interface ApprovalRequest {
   readonly resources: readonly ResourceRef[];
   /** The tool's preview of the call (a diff, for a change), when it gives one: covered by the request's hash. */
   readonly preview?: string;
+  /** The call waits for a person's answer (ask_user): approving it takes one. */
+  readonly wantsAnswer?: true;
 }
 
 /** How an interrupted side effect is settled. */
@@ -137,6 +139,8 @@ export interface ApprovalResolved extends EventBase {
   /** Who answered. */
   readonly by: string;
   readonly reason?: string;
+  /** A person's answer, for a request that wants one. */
+  readonly answer?: string;
 }
 export interface CallStarted extends EventBase {
   readonly type: "call.started";
@@ -153,6 +157,8 @@ export interface CallFinished extends EventBase {
   readonly observation: Observation;
   /** The outcome of a call that was in flight when an operator cancelled the run. */
   readonly late?: true;
+  /** One line a person reads ("Edit notes/todo.md (+3 -1)"), when the tool gives one. */
+  readonly activity?: string;
 }
 export interface CallReconciled extends EventBase {
   readonly type: "call.reconciled";

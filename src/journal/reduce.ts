@@ -56,6 +56,8 @@ export interface ApprovalState {
   status: "pending" | "approved" | "denied";
   by?: string;
   reason?: string;
+  /** A person's answer, for a request that wants one. */
+  answer?: string;
 }
 
 /** What the agent is shown: built as the journal grows, never re-derived. */
@@ -190,6 +192,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       approval.status = e.decision === "approve" ? "approved" : "denied";
       approval.by = e.by;
       if (e.reason !== undefined) approval.reason = e.reason;
+      if (e.answer !== undefined) approval.answer = e.answer;
       // Approving a call lets it start; a denial, and any answer about an
       // interrupted side effect, is followed by the event that settles it.
       if (approval.request.kind === "call" && e.decision === "approve") {

@@ -14,6 +14,7 @@ import {
   type ResolvedOutputPolicy,
   type ResourceRef,
   type SideEffect,
+  type ToolPrompt,
   type ToolSpec,
 } from "./spec.js";
 
@@ -56,6 +57,9 @@ export interface CompiledTool<Args = JsonValue> {
   readonly outputPolicy: ResolvedOutputPolicy;
   readonly resources: ((args: Args) => readonly ResourceRef[]) | undefined;
   readonly preview: ToolSpec<Args>["preview"];
+  readonly prompt: ToolPrompt | undefined;
+  readonly activity: ToolSpec<Args>["activity"];
+  readonly wantsAnswer: boolean;
   readonly schema: CompiledSchema;
   /**
    * The runtime's acceptance of raw argument text: the JSON boundary checks,
@@ -156,6 +160,10 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
   if (spec.preview !== undefined && typeof spec.preview !== "function") {
     fail("TOOL_PREVIEW_INVALID", "preview", `preview must be a function of the arguments, not ${shown(spec.preview)}`);
   }
+  const prompt = checkPrompt(spec.prompt, (what) => fail("TOOL_PROMPT_INVALID", "prompt", what));
+  if (spec.activity !== undefined && typeof spec.activity !== "function") fail("TOOL_ACTIVITY_INVALID", "activity", `activity must be a function of the arguments and the result, not ${shown(spec.activity)}`);
+  if (spec.wantsAnswer !== undefined && typeof spec.wantsAnswer !== "boolean") fail("TOOL_WANTS_ANSWER_INVALID", "wantsAnswer", `wantsAnswer must be a boolean, not ${shown(spec.wantsAnswer)}`);
+  if (spec.wantsAnswer === true && spec.permission !== "ask") fail("TOOL_WANTS_ANSWER_INVALID", "wantsAnswer", `a tool that wants a person's answer needs permission "ask", not ${shown(spec.permission)}`);
   let given = spec.inputSchema;
   if (isStandardSchema(given)) {
     const r = standardJsonSchema(given);
@@ -182,10 +190,24 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
     outputPolicy,
     resources: spec.resources,
     preview: spec.preview,
+    prompt,
+    activity: spec.activity,
+    wantsAnswer: spec.wantsAnswer === true,
     schema,
     check: (rawArgs) => checkWith(name, schema, rawArgs) as ArgsCheck<Args>,
   };
   return Object.freeze(tool);
+}
+
+function checkPrompt(p: unknown, fail: (what: string) => never): ToolPrompt | undefined {
+  if (p === undefined) return undefined;
+  if (typeof p !== "object" || p === null) return fail(`prompt must be { snippet, guidelines? }, not ${shown(p)}`);
+  const { snippet, guidelines } = p as { snippet?: unknown; guidelines?: unknown };
+  if (typeof snippet !== "string" || snippet.trim() === "" || snippet.length > 2000) return fail("prompt.snippet must be a non-empty string of at most 2,000 characters");
+  if (guidelines !== undefined && (!Array.isArray(guidelines) || guidelines.some((g) => typeof g !== "string" || g.trim() === "" || g.length > 1000) || guidelines.length > 20)) {
+    return fail("prompt.guidelines must be at most 20 non-empty strings of at most 1,000 characters");
+  }
+  return Object.freeze({ snippet, ...(guidelines === undefined ? {} : { guidelines: Object.freeze([...(guidelines as string[])]) }) });
 }
 
 function checkOutputPolicy(p: OutputPolicy | undefined, fail: (what: string) => never): ResolvedOutputPolicy {

@@ -15,6 +15,7 @@ export {
   type ResolvedOutputPolicy,
   type ResourceRef,
   type SideEffect,
+  type ToolPrompt,
   type ToolSpec,
 } from "./spec.js";
 export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolSpecErrorCode } from "./compile.js";

@@ -104,4 +104,29 @@ export interface ToolSpec<Args = JsonValue> {
    * the operator saw. A preview that fails or times out is left out.
    */
   readonly preview?: ((args: Args, ctx: { readonly signal: AbortSignalLike }) => string | Promise<string>) | undefined;
+  /**
+   * What model adapters put in the system prompt for this tool: a snippet
+   * (when and how to use it) and guidelines. Part of the model-facing
+   * contract, like the description.
+   */
+  readonly prompt?: ToolPrompt | undefined;
+  /**
+   * One line a person reads for a finished call ("Edit notes/todo.md (+3 -1)"),
+   * from the checked arguments and the result; journaled with the outcome
+   * (redacted, cut at 200 characters). A failure here leaves it out.
+   */
+  readonly activity?: ((args: Args, result: JsonValue) => string) | undefined;
+  /**
+   * The call waits for a person's answer (ask_user): its approval request
+   * says so, approving it takes an answer, and the tool reads it in
+   * `context.answer`. Requires permission "ask".
+   */
+  readonly wantsAnswer?: boolean | undefined;
+}
+
+/** A tool's part of the system prompt. */
+export interface ToolPrompt {
+  /** One or two sentences: when to use the tool. */
+  readonly snippet: string;
+  readonly guidelines?: readonly string[] | undefined;
 }

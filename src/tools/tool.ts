@@ -21,6 +21,8 @@ export interface ToolContext {
   readonly fencingToken: number;
   /** Aborted on timeout, and when the driver itself is cancelled. */
   readonly signal: AbortSignalLike;
+  /** For a tool that wants an answer: what the person answered when approving this attempt, and who. */
+  readonly answer?: { readonly text: string; readonly by: string } | undefined;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { JsonValue } from "../../json/index.js";
 import type { FetchLike } from "../../web.js";
 import { AgentError, type AgentProgress, type AgentView, type ProposedCall } from "../port.js";
-import { modelAgent, observationText, taskText, type ModelAgent, type ModelAgentOptions, type Parsed, type Protocol } from "../model/agent.js";
+import { modelAgent, observationText, systemPrompt, taskText, type ModelAgent, type ModelAgentOptions, type Parsed, type Protocol } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { parseSse } from "../model/sse.js";
 import { httpTransport, NetworkError, readText, type Transport } from "../model/transport.js";
@@ -117,10 +117,11 @@ function body(view: AgentView, o: AnthropicRequestOptions): JsonValue {
       push("user", { type: "tool_result", tool_use_id: item.callId, content: text, ...(isError ? { is_error: true } : {}) });
     }
   }
+  const system = systemPrompt(o.system, view.tools);
   return {
     model: o.model,
     max_tokens: o.maxTokens,
-    ...(o.system === undefined ? {} : { system: o.system }),
+    ...(system === undefined ? {} : { system }),
     messages: messages as unknown as JsonValue,
     ...(view.tools.length === 0 ? {} : { tools: view.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as JsonValue })) }),
     ...(o.stream ? { stream: true } : {}),

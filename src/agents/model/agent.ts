@@ -7,7 +7,7 @@
 import type { JsonValue } from "../../json/index.js";
 import type { Observation } from "../../journal/index.js";
 import type { AbortSignalLike } from "../../web.js";
-import { AgentError, type Agent, type AgentDecision, type AgentProgress, type AgentView } from "../port.js";
+import { AgentError, type Agent, type AgentDecision, type AgentProgress, type AgentView, type ExposedTool } from "../port.js";
 import { backoffMs, resolveRetry, retryableStatus, retryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.js";
 import { NetworkError, readText, type ModelRequest, type ModelResponse, type Transport } from "./transport.js";
 
@@ -57,6 +57,23 @@ export function cleanMessage(text: string, secrets: readonly string[]): string {
   for (const s of secrets) if (s.length >= 4) out = out.split(s).join("[REDACTED]");
   out = out.replace(KEY_PATTERN, "[REDACTED]").replace(/\s+/g, " ").trim();
   return out.length > 500 ? `${out.slice(0, 500)}…` : out;
+}
+
+/**
+ * The system prompt: the agent's instructions, then each tool's prompt
+ * snippet and guidelines (in the order the tools are offered), when any tool
+ * has one. Deterministic, like the rest of the request.
+ */
+export function systemPrompt(instructions: string | undefined, tools: readonly ExposedTool[]): string | undefined {
+  const prompted = tools.filter((t) => t.prompt !== undefined);
+  if (prompted.length === 0) return instructions;
+  const parts = instructions === undefined || instructions === "" ? [] : [instructions];
+  parts.push("# Tools");
+  for (const t of prompted) {
+    const g = t.prompt!.guidelines ?? [];
+    parts.push(`## ${t.name}\n${t.prompt!.snippet}${g.length === 0 ? "" : `\n${g.map((x) => `- ${x}`).join("\n")}`}`);
+  }
+  return parts.join("\n\n");
 }
 
 /** The task as the model reads it. */

@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from "../../json/index.js";
 import type { AgentProgress, AgentView, ProposedCall } from "../port.js";
-import { observationText, taskText, type Parsed, type Protocol } from "../model/agent.js";
+import { observationText, systemPrompt, taskText, type Parsed, type Protocol } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText } from "../model/transport.js";
@@ -39,7 +39,8 @@ export function chatProtocol(o: OpenAIRequestOptions): Protocol {
 
 function body(view: AgentView, o: OpenAIRequestOptions): JsonValue {
   const messages: JsonValue[] = [];
-  if (o.instructions !== undefined) messages.push({ role: "system", content: o.instructions });
+  const system = systemPrompt(o.instructions, view.tools);
+  if (system !== undefined) messages.push({ role: "system", content: system });
   for (const item of view.transcript) {
     if (item.type === "task") messages.push({ role: "user", content: taskText(item.task) });
     else if (item.type === "decision") {

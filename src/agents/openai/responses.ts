@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from "../../json/index.js";
 import { AgentError, type AgentProgress, type AgentView, type ProposedCall } from "../port.js";
-import { observationText, taskText, type Parsed, type Protocol } from "../model/agent.js";
+import { observationText, systemPrompt, taskText, type Parsed, type Protocol } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText } from "../model/transport.js";
@@ -52,9 +52,10 @@ function body(view: AgentView, o: OpenAIRequestOptions): JsonValue {
     parameters: t.inputSchema as JsonValue,
     strict: o.strict === "auto" ? strictCompatible(t.inputSchema) : o.strict,
   }));
+  const instructions = systemPrompt(o.instructions, view.tools);
   return {
     model: o.model,
-    ...(o.instructions === undefined ? {} : { instructions: o.instructions }),
+    ...(instructions === undefined ? {} : { instructions }),
     input,
     ...(tools.length === 0 ? {} : { tools, parallel_tool_calls: o.parallelToolCalls }),
     ...(o.maxOutputTokens === undefined ? {} : { max_output_tokens: o.maxOutputTokens }),
