@@ -110,7 +110,7 @@ export interface FetchResponseLike {
 /** The part of `fetch` the model adapters use. */
 export type FetchLike = (
   url: string,
-  init: { readonly method: string; readonly headers: Record<string, string>; readonly body: string; readonly signal?: AbortSignalLike },
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string | undefined; readonly signal?: AbortSignalLike; readonly redirect?: "follow" | "manual" | "error" },
 ) => Promise<FetchResponseLike>;
 
 /** The platform's `fetch`, read when called. */
@@ -123,4 +123,26 @@ export function platformFetch(): FetchLike {
 /** Milliseconds since the epoch of an HTTP date, or NaN. */
 export function parseHttpDate(text: string): number {
   return Date.parse(text);
+}
+
+/** The parts of a parsed URL the tools read. */
+export interface UrlParts {
+  readonly href: string;
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port: string;
+  readonly host: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+/** Parses a URL (against `base` when relative) with the platform's WHATWG URL; undefined when it does not parse. */
+export function parseUrl(text: string, base?: string): UrlParts | undefined {
+  const URLClass = (globalThis as unknown as { URL: new (u: string, b?: string) => UrlParts }).URL;
+  try {
+    const u = base === undefined ? new URLClass(text) : new URLClass(text, base);
+    return { href: u.href, protocol: u.protocol, hostname: u.hostname, port: u.port, host: u.host, username: u.username, password: u.password };
+  } catch {
+    return undefined;
+  }
 }

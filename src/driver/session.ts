@@ -355,7 +355,14 @@ export class Session {
     let resources: readonly ResourceRef[];
     try {
       resources = checkResources(entry.compiled.resources?.(checked.args as never) ?? []);
-    } catch {
+    } catch (e) {
+      // A tool refuses arguments it can tell are wrong (a path outside its
+      // workspace) as it works out what they touch: before policy, approval
+      // and any effect, in its own words.
+      if (isToolError(e)) {
+        this.event("call.rejected", { step, callId: call.callId, observation: toolErrorObservation(call.name, e, this.ctx.redact) });
+        return;
+      }
       this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined" });
       this.event("call.rejected", { step, callId: call.callId, observation: resourcesFailedObservation(call.name) });
       return;
@@ -373,12 +380,18 @@ export class Session {
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {
-      this.requestApproval("call", step, call, entry, checked.args, resources, await this.previewOf(entry, checked.args));
+      const preview = await this.previewOf(entry, checked.args);
+      if (preview instanceof ToolError) {
+        // The tool can already tell the call would fail: nobody is asked.
+        this.event("call.rejected", { step, callId: call.callId, observation: toolErrorObservation(call.name, preview, this.ctx.redact) });
+        return;
+      }
+      this.requestApproval("call", step, call, entry, checked.args, resources, preview);
     }
   }
 
-  /** The tool's preview of a call, under its timeout; left out when it fails. */
-  private async previewOf(entry: ToolEntry, args: JsonValue): Promise<string | undefined> {
+  /** The tool's preview of a call, under its timeout; left out when it fails; a ToolError it throws refuses the call. */
+  private async previewOf(entry: ToolEntry, args: JsonValue): Promise<string | undefined | ToolError> {
     const preview = entry.compiled.preview;
     if (preview === undefined) return undefined;
     const controller = newAbortController();
@@ -398,7 +411,7 @@ export class Session {
       return redacted.length <= PREVIEW_MAX_CHARS ? redacted : `${redacted.slice(0, PREVIEW_MAX_CHARS)}\n… (the preview was cut at ${PREVIEW_MAX_CHARS} characters)`;
     } catch (e) {
       if (isCrash(e)) throw e;
-      return undefined;
+      return isToolError(e) ? e : undefined;
     } finally {
       cancelTimer();
     }

@@ -94,14 +94,20 @@ export interface ToolSpec<Args = JsonValue> {
   /** May run beside other parallelSafe calls of one decision; read_only tools only. Default: false. */
   readonly parallelSafe?: boolean | undefined;
   readonly outputPolicy?: OutputPolicy | undefined;
-  /** What a call touches, computed from its checked arguments, for policy. */
+  /**
+   * What a call touches, computed from its checked arguments, for policy. A
+   * ToolError thrown here refuses the call in the tool's words (a path
+   * outside its workspace), before policy and approval.
+   */
   readonly resources?: ((args: Args) => readonly ResourceRef[]) | undefined;
   /**
    * What an operator sees before approving a call that asks: for a change, a
    * diff of what it would change. Computed when the approval is asked (under
    * the tool's timeout, without side effects), redacted, cut to 64 KiB, and
    * journaled in the request, so its hash binds the approval to the preview
-   * the operator saw. A preview that fails or times out is left out.
+   * the operator saw. A preview that fails or times out is left out; one
+   * that throws a ToolError refuses the call before anyone is asked (the
+   * call would fail the same way).
    */
   readonly preview?: ((args: Args, ctx: { readonly signal: AbortSignalLike }) => string | Promise<string>) | undefined;
   /**
