@@ -11,3 +11,4 @@ export { durableObjectStore, type DurableObjectStoreOptions } from "./client.js"
 export { durableObjectBackend } from "./backend.js";
 export { unwire, wire, type Wire } from "./wire.js";
 export { workerApp, type WorkerEnv } from "./worker.js";
+export { sqlWorkspace, SQL_WORKSPACE_MAX_BYTES } from "./workspace.js";

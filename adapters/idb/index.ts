@@ -6,3 +6,4 @@
  */
 export { idbStore, type IdbStore, type IdbStoreOptions } from "./store.js";
 export { DB_VERSION } from "./schema.js";
+export { idbWorkspace, type IdbWorkspaceOptions } from "./workspace.js";

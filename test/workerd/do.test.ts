@@ -4,13 +4,15 @@ import { SIDE_EFFECTS, StoreError, type JournalEvent, type Store } from "../../s
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
+import { workspaceToolCases } from "../toolkit/cases.js";
+import type { Workspace } from "../../src/toolkit/index.js";
 
 const TOKEN = "workerd-test-token-0123456789";
 let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true } },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true } },
     bindings: { ISOAGENT_TOKEN: TOKEN },
   });
 });
@@ -62,6 +64,21 @@ describe("the Durable Object store over RPC, in workerd", () => {
     test: (name, fn) => it(name, fn, 30_000),
     create: () => ({ store: remoteStore(), advance: (ms) => sleep(ms) }),
   });
+});
+
+/** A Workspace whose every call reaches a Durable Object's sqlWorkspace over RPC. */
+function remoteWorkspace(name: string): Workspace {
+  const call = (method: string) => async (...args: unknown[]) => {
+    const res = await mf.dispatchFetch(`http://localhost/test/workspace/${name}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
+    const v = decode(((await res.json()) as { value: unknown }).value);
+    return v === null ? undefined : v;
+  };
+  return { read: call("read"), list: call("list"), commit: call("commit"), receipt: call("receipt") } as unknown as Workspace;
+}
+
+let workspaces = 0;
+describe("workspace tools on a Durable Object's SQLite storage, in workerd", () => {
+  workspaceToolCases({ name: "durable object", make: async () => remoteWorkspace(`ws-${++workspaces}`) }, (name, fn) => it(name, fn, 30_000));
 });
 
 describe("a driver in the Worker, its run's store in the run's object", () => {

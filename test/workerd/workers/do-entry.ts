@@ -17,7 +17,7 @@
  * The marks of crashes already made are in memory (the harness's, not the run's).
  */
 import { DurableObject } from "cloudflare:workers";
-import { defineRunObject, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
 import { createDriver, defineTool, isIsoagentError, rulesPolicy, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
 import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
 
@@ -46,7 +46,24 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
 
-type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World> };
+type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject> };
+
+/** A workspace in an object's SQLite storage, reached over RPC by the workspace tool cases running in Node. */
+export class WorkspaceObject extends DurableObject {
+  private ws = sqlWorkspace(this.ctx.storage);
+  read(path: string) {
+    return this.ws.read(path);
+  }
+  list(prefix: string) {
+    return this.ws.list(prefix);
+  }
+  commit(changes: { path: string; bytes: Uint8Array | null }[], receipt?: { key: string; result: string }) {
+    return this.ws.commit(changes, receipt);
+  }
+  receipt(key: string) {
+    return this.ws.receipt(key);
+  }
+}
 const gated = (runId: string): boolean => runId.includes("gate");
 
 /** The outside world as another object: the list, keyed by idempotency key, and the log of executions. */
@@ -180,6 +197,12 @@ export default {
         if (!isIsoagentError(e)) throw e;
         return Response.json({ ok: false, error: { code: e.code, message: e.message, actualSeq: (e as { actualSeq?: number }).actualSeq } });
       }
+    }
+    if (url.pathname.startsWith("/test/workspace/")) {
+      const [, , , name, method] = url.pathname.split("/");
+      const stub = env.WORKSPACES.getByName(name!) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      const args = decode(await request.json()) as unknown[];
+      return Response.json({ value: encode((await stub[method!]!(...args)) ?? null) });
     }
     if (url.pathname === "/test/remote-drive") {
       // A driver in this Worker, not in the run's object: the store is reached over RPC, with leases.
