@@ -31,7 +31,7 @@ export function htmlToText(html: string): string {
   return s
     .split("\n")
     .map((l) => l.replace(/[ \t\f\v\u00a0]+/g, " ").trim())
-    .filter((l, k, all) => l !== "" || (k > 0 && all[k - 1] !== ""))
+    .filter((l) => l !== "")
     .join("\n")
     .trim();
 }
