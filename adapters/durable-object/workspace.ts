@@ -20,12 +20,22 @@ export const SQL_WORKSPACE_MAX_BYTES = 1024 * 1024;
  * })
  * ```
  */
-export function sqlWorkspace(storage: DurableObjectStorage, options: { table?: string } = {}): Workspace {
+export function sqlWorkspace(storage: DurableObjectStorage, options: { table?: string; seed?: Readonly<Record<string, string>> } = {}): Workspace {
   const t = options.table ?? "workspace";
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(t)) throw new TypeError(`sqlWorkspace: table name ${JSON.stringify(t)} is not a plain SQL name`);
   const sql = storage.sql;
   sql.exec(`CREATE TABLE IF NOT EXISTS ${t}_files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, bytes BLOB NOT NULL)`);
   sql.exec(`CREATE TABLE IF NOT EXISTS ${t}_receipts (key TEXT PRIMARY KEY, result TEXT NOT NULL)`);
+  // Initial files, written once: when the workspace has never held a file.
+  if (options.seed !== undefined && sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${t}_files`).one().n === 0 && sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${t}_receipts`).one().n === 0) {
+    const enc = new TextEncoder();
+    storage.transactionSync(() => {
+      for (const [path, text] of Object.entries(options.seed!)) {
+        const bytes = enc.encode(text);
+        sql.exec(`INSERT INTO ${t}_files (path, size, bytes) VALUES (?, ?, ?)`, path, bytes.length, bytes);
+      }
+    });
+  }
   return {
     async read(path) {
       const row = sql.exec<{ bytes: ArrayBuffer }>(`SELECT bytes FROM ${t}_files WHERE path = ?`, path).toArray()[0];

@@ -2,6 +2,9 @@
  * `npm start` (until the Worker replaces it): the durable driver on the memory
  * store, with a scripted agent and three workspace tools.
  *
+ * The tools are isoagent's workspace tools (isoagent/toolkit) on a memory
+ * workspace.
+ *
  * 1. A run lists and reads files (read-only, in parallel), asks to write a
  *    summary (the write needs an operator's approval: answered at the
  *    terminal, or automatically with --yes or without a terminal), checks it,
@@ -12,79 +15,21 @@
  *    by its idempotency key and records its result.
  */
 import { createInterface } from "node:readline/promises";
-import {
-  call,
-  calls,
-  createDriver,
-  Crash,
-  defineTool,
-  final,
-  memoryStore,
-  scriptedAgent,
-  sequentialIds,
-  strictObject,
-  string,
-  ToolError,
-  verifyChain,
-  type JournalEvent,
-  type Store,
-  type Tool,
-} from "../../src/index.js";
+import { call, calls, createDriver, Crash, final, memoryStore, scriptedAgent, sequentialIds, verifyChain, type JournalEvent, type Store, type Tool } from "../../src/index.js";
+import { memoryWorkspace, workspaceTools } from "../../src/toolkit/index.js";
 
 const yes = process.argv.includes("--yes") || !process.stdin.isTTY;
 const out = (s = ""): void => console.log(s);
 
-// ---- an in-memory workspace and its tools ----------------------------------
+// ---- an in-memory workspace and isoagent's workspace tools ----------------
 
-const workspace: Record<string, string> = {
+const workspace = memoryWorkspace({
   "notes/todo.md": "- buy milk\n- call Ana\n- renew passport\n",
   "notes/ideas.md": "- a tool that never runs twice\n",
-};
-const writesByKey = new Map<string, { path: string; bytes: number }>();
-
-const listFiles = defineTool<{ folder: string }>({
-  name: "list_files",
-  description: "List the files in a workspace folder.",
-  inputSchema: strictObject({ folder: string("Folder, such as notes") }),
-  sideEffect: "read_only",
-  parallelSafe: true,
-  timeoutMs: 2_000,
-  resources: (a) => [{ kind: "path", value: `${a.folder}/` }],
-  call: (a) => Object.keys(workspace).filter((p) => p.startsWith(`${a.folder}/`)).sort(),
 });
-
-const readFile = defineTool<{ path: string }>({
-  name: "read_file",
-  description: "Read a text file from the workspace.",
-  inputSchema: strictObject({ path: string("Workspace-relative path") }),
-  sideEffect: "read_only",
-  parallelSafe: true,
-  timeoutMs: 2_000,
-  resources: (a) => [{ kind: "path", value: a.path }],
-  call: (a) => {
-    const text = workspace[a.path];
-    if (text === undefined) throw new ToolError(`file not found: ${a.path}`, { next: "List the folder to find the right name." });
-    return text;
-  },
-});
-
-const writeFile = defineTool<{ path: string; content: string }>({
-  name: "write_file",
-  description: "Write a text file in the workspace (overwrites).",
-  inputSchema: strictObject({ path: string("Workspace-relative path"), content: string("The whole new content") }),
-  sideEffect: "local_mutation",
-  permission: "ask",
-  timeoutMs: 2_000,
-  resources: (a) => [{ kind: "path", value: a.path }],
-  call: (a, ctx) => {
-    workspace[a.path] = a.content;
-    const result = { path: a.path, bytes: a.content.length };
-    writesByKey.set(ctx.idempotencyKey, result); // how the tool recognises its own earlier attempt
-    return result;
-  },
-});
-
-const tools = [listFiles, readFile, writeFile] as Tool<never, unknown>[];
+const { tools, reconcile, writeFile } = workspaceTools(workspace);
+const receipts = new Set<string>();
+const exists = async (path: string): Promise<boolean> => (await workspace.read(path)) !== undefined;
 
 // ---- printing the journal as it grows ---------------------------------------
 
@@ -156,7 +101,7 @@ const store = printing(memoryStore());
 const summary = "# Summary\n\n3 things to do, 1 idea.\n";
 const script = () =>
   scriptedAgent([
-    calls(call("list_files", { folder: "notes" }), call("read_file", { path: "notes/todo.md" }), call("read_file", { path: "notes/ideas.md" })),
+    calls(call("list_files", { path: "notes" }), call("read_file", { path: "notes/todo.md" }), call("read_file", { path: "notes/ideas.md" })),
     calls(call("write_file", { path: "notes/summary.md", content: summary })),
     calls(call("read_file", { path: "notes/summary.md" })),
     final({ summary: "notes/summary.md written and checked" }),
@@ -190,7 +135,18 @@ out("------------------------------------------------------------");
 const crashScript = () => scriptedAgent([calls(call("write_file", { path: "notes/done.md", content: "- renew passport\n" })), final("done.md written")]);
 // Here the write is allowed without asking (permission is not part of a
 // tool's shape), so the crash comes in the middle of the effect.
-const allowWrite = tools.map((t) => (t.name === "write_file" ? { ...t, permission: "allow" as const } : t));
+const allowWrite = tools.map((t) =>
+  t.name === "write_file"
+    ? {
+        ...t,
+        permission: "allow" as const,
+        call: async (a: never, ctx: Parameters<typeof writeFile.call>[1]) => {
+          receipts.add(ctx.idempotencyKey); // counts the attempts that reached the workspace
+          return writeFile.call(a, ctx);
+        },
+      }
+    : t,
+) as Tool<never, unknown>[];
 let crashNow = true;
 const crashing = createDriver({
   store,
@@ -209,7 +165,7 @@ const crashing = createDriver({
   },
 });
 const crashed = await crashing.start({ goal: "mark the passport as done" });
-out(`\n  => the driver died (${crashed.stopped}); notes/done.md exists: ${workspace["notes/done.md"] !== undefined}; the journal has no outcome for the write`);
+out(`\n  => the driver died (${crashed.stopped}); notes/done.md exists: ${await exists("notes/done.md")}; the journal has no outcome for the write`);
 await new Promise((r) => setTimeout(r, 60)); // its lease expires
 out("\n  A new driver takes the run over:");
 const rescuer = createDriver({
@@ -217,14 +173,13 @@ const rescuer = createDriver({
   agent: crashScript(),
   tools: allowWrite,
   owner: "rescue-driver",
-  reconcile: (c) => {
-    const earlier = writesByKey.get(c.idempotencyKey);
-    return earlier !== undefined ? { action: "record_result", content: earlier } : { action: "ask_operator" };
-  },
+  // The workspace tools' hook: a change and its receipt commit together, so
+  // the receipt says whether the interrupted write took effect.
+  reconcile,
 });
 const resumed = await rescuer.resume(crashed.runId);
-const attempts = [...writesByKey.keys()].filter((k) => k.startsWith(`${crashed.runId}:`)).length;
-out(`\n  => ${resumed.status}: the write took effect ${attempts === 1 ? "once" : `${attempts} times`}; the reconcile hook recognised it by its idempotency key and recorded its result`);
+const attempts = [...receipts].filter((k) => k.startsWith(`${crashed.runId}:`)).length;
+out(`\n  => ${resumed.status}: the write took effect ${attempts === 1 ? "once" : `${attempts} times`}; the reconcile hook found its receipt (by its idempotency key) and recorded its result`);
 
 for (const runId of [outcome.runId, crashed.runId]) verifyChain(await store.read(runId));
 out("\nBoth journals verified: every event's hash chains to the one before.");

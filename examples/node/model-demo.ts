@@ -14,45 +14,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { recordingAgent, replayAgent, type Recording } from "../../src/agents/record/index.js";
-import { createDriver, defineTool, memoryStore, strictObject, string, ToolError, type Agent, type JournalEvent, type RunOutcome, type Tool } from "../../src/index.js";
+import { createDriver, memoryStore, type Agent, type JournalEvent, type RunOutcome, type Tool } from "../../src/index.js";
+import { memoryWorkspace, workspaceTools, type Workspace } from "../../src/toolkit/index.js";
 import { agentFor, describeAgent, modelFromEnv } from "../model.js";
 
 export const TASK = "Summarise notes/todo.md into notes/summary.md";
 export const RECORDING = "examples/recordings/openai-summarise-notes.json";
 
-/** A fresh workspace and the tools over it. */
-export function workspaceTools(): { files: Record<string, string>; tools: Tool<never, unknown>[] } {
-  const files: Record<string, string> = { "notes/todo.md": "- buy milk\n- call Ana\n- renew passport\n" };
-  const tools = [
-    defineTool<{ path: string }>({
-      name: "read_file",
-      description: "Read a text file from the workspace.",
-      inputSchema: strictObject({ path: string("Workspace-relative path") }),
-      sideEffect: "read_only",
-      parallelSafe: true,
-      timeoutMs: 2_000,
-      resources: (a) => [{ kind: "path", value: a.path }],
-      call: (a) => {
-        const text = files[a.path];
-        if (text === undefined) throw new ToolError(`file not found: ${a.path}`, { next: "Check the path: the notes are under notes/." });
-        return text;
-      },
-    }),
-    defineTool<{ path: string; content: string }>({
-      name: "write_file",
-      description: "Write a text file in the workspace (overwrites).",
-      inputSchema: strictObject({ path: string("Workspace-relative path"), content: string("The whole new content") }),
-      sideEffect: "local_mutation",
-      permission: "ask",
-      timeoutMs: 2_000,
-      resources: (a) => [{ kind: "path", value: a.path }],
-      call: (a) => {
-        files[a.path] = a.content;
-        return { path: a.path, bytes: a.content.length };
-      },
-    }),
-  ] as Tool<never, unknown>[];
-  return { files, tools };
+/** A fresh workspace, and isoagent's workspace tools over it. */
+export function workspace(): { ws: Workspace; tools: Tool<never, unknown>[] } {
+  const ws = memoryWorkspace({ "notes/todo.md": "- buy milk\n- call Ana\n- renew passport\n" });
+  return { ws, tools: workspaceTools(ws).tools };
 }
 
 const line = (e: JournalEvent): string => {
@@ -71,8 +43,8 @@ const line = (e: JournalEvent): string => {
 };
 
 /** Drives the task to its end with `agent`, approving what it asks; prints the journal. */
-export async function runDemo(agent: Agent, print: (s: string) => void = console.log): Promise<{ outcome: RunOutcome; files: Record<string, string> }> {
-  const { files, tools } = workspaceTools();
+export async function runDemo(agent: Agent, print: (s: string) => void = console.log): Promise<{ outcome: RunOutcome; summary: string | undefined }> {
+  const { ws, tools } = workspace();
   const driver = createDriver({ agent, tools, store: memoryStore() });
   let outcome = await driver.start(TASK);
   while (outcome.status === "waiting") {
@@ -84,7 +56,8 @@ export async function runDemo(agent: Agent, print: (s: string) => void = console
   }
   for (const e of await driver.events(outcome.runId)) print(`${String(e.seq).padStart(3)} ${e.type.padEnd(18)} ${line(e)}`);
   print(`=> ${outcome.status}${outcome.output === undefined ? "" : `: ${JSON.stringify(outcome.output)}`}${outcome.failure === undefined ? "" : `: ${outcome.failure.detail}`}`);
-  return { outcome, files };
+  const bytes = await ws.read("notes/summary.md");
+  return { outcome, summary: bytes === undefined ? undefined : new TextDecoder().decode(bytes) };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
@@ -108,7 +81,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const recording = JSON.parse(readFileSync(file, "utf8")) as Recording;
   const model = recording.agent as { provider: string; model: string };
   console.log(`agent: ${model.provider} ${model.model}, replayed from ${file} with no network (set OPENAI_API_KEY or ANTHROPIC_API_KEY to run it live)`);
-  const { outcome, files } = await runDemo(replayAgent(recording));
-  console.log(`notes/summary.md:\n${files["notes/summary.md"] ?? "(not written)"}`);
+  const { outcome, summary } = await runDemo(replayAgent(recording));
+  console.log(`notes/summary.md:\n${summary ?? "(not written)"}`);
   process.exit(outcome.status === "completed" ? 0 : 1);
 }

@@ -5,8 +5,8 @@
  */
 import { defineRunObject, RunIndex, workerApp, type WorkerEnv } from "../../adapters/durable-object/index.js";
 import { agentFor, modelFromEnv } from "../model.js";
-import { demoAgent } from "./agent.js";
-import { workspaceTools } from "./workspace.js";
+import { demoAgent } from "../notes-agent.js";
+import { demoTools } from "./workspace.js";
 
 /** The Worker's bindings: a model key (a secret) makes the runs use that model instead of the scripted demo agent. */
 export interface Env extends WorkerEnv {
@@ -22,8 +22,8 @@ export const RunObject = defineRunObject<Env>({
     const model = modelFromEnv(env as unknown as Record<string, string | undefined>);
     return model === undefined ? demoAgent() : agentFor(model);
   },
-  tools: ({ storage }) => workspaceTools(storage).tools,
-  reconcile: ({ storage }) => workspaceTools(storage).reconcile,
+  tools: ({ storage }) => demoTools(storage).tools,
+  reconcile: ({ storage }) => demoTools(storage).reconcile,
 });
 export { RunIndex };
 

@@ -76,9 +76,9 @@ function describe(e) {
     case "step.decided": return e.decision.kind === "final" ? "step " + e.step + ": final " + JSON.stringify(e.decision.output) : "step " + e.step + ": " + e.decision.calls.map((c) => c.name + " " + c.args).join(", ");
     case "call.permission": return e.callId + ": " + e.permission + " (" + e.source + ")" + (e.reason ? " " + e.reason : "");
     case "approval.requested": return (e.request.kind === "call" ? "approval asked: " : "interrupted side effect: ") + e.request.tool;
-    case "approval.resolved": return e.decision + " by " + e.by;
+    case "approval.resolved": return e.decision + " by " + e.by + (e.answer !== undefined ? ": " + JSON.stringify(e.answer) : "");
     case "call.started": return e.callId + " attempt " + e.attempt;
-    case "call.finished": return e.callId + ": " + e.observation.type + (e.late ? " (late)" : "");
+    case "call.finished": return e.callId + ": " + (e.activity ? e.activity + " · " : "") + e.observation.type + (e.late ? " (late)" : "");
     case "call.rejected": return e.callId + ": " + e.observation.type;
     case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by;
     case "run.completed": return "output " + JSON.stringify(e.output);
@@ -105,7 +105,20 @@ function approvalView(runId, a) {
     await loadRun();
   };
   const buttons = el("div", { class: "buttons" });
-  if (r.kind === "call") {
+  if (r.kind === "call" && r.wantsAnswer) {
+    // A question for a person (ask_user): the answer goes with the approval.
+    const input = el("input", { class: "answer", placeholder: "Your answer" });
+    const send = el("button", { class: "approve" }, "Answer");
+    const decline = el("button", { class: "deny" }, "Decline to answer");
+    for (const choice of r.args.choices || []) {
+      const b = el("button", { class: "choice neutral" }, choice);
+      b.addEventListener("click", () => { input.value = choice; });
+      buttons.append(b);
+    }
+    send.addEventListener("click", () => answer({ decision: "approve", requestHash: a.requestHash, by: "console", answer: input.value }, "/runs/" + runId + "/approvals/" + a.approvalId));
+    decline.addEventListener("click", () => answer({ decision: "deny", requestHash: a.requestHash, by: "console" }, "/runs/" + runId + "/approvals/" + a.approvalId));
+    buttons.append(input, send, decline);
+  } else if (r.kind === "call") {
     const approve = el("button", { class: "approve" }, "Approve");
     const deny = el("button", { class: "deny" }, "Deny");
     approve.addEventListener("click", () => answer({ decision: "approve", requestHash: a.requestHash, by: "console" }, "/runs/" + runId + "/approvals/" + a.approvalId));
@@ -125,7 +138,7 @@ function approvalView(runId, a) {
   const dl = el("dl", {});
   for (const [k, v] of rows) dl.append(el("dt", {}, k), el("dd", { class: k.replace(" ", "-") }, v));
   const section = el("section", { class: "approval", "data-approval": a.approvalId, "data-kind": r.kind },
-    el("h3", {}, r.kind === "call" ? r.tool + " asks for approval" : r.tool + " was interrupted: did it take effect?"),
+    el("h3", {}, r.kind === "call" ? (r.wantsAnswer ? "The agent asks: " + r.args.question : r.tool + " asks for approval") : r.tool + " was interrupted: did it take effect?"),
     dl, el("div", {}, "arguments"), el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)));
   if (r.preview) section.append(el("div", {}, "what it would change"), el("pre", { class: "preview" }, r.preview));
   section.append(buttons);

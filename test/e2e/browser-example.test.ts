@@ -29,15 +29,15 @@ async function ready(page: Page): Promise<void> {
   await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
 }
 
-/** The workspace's record of writes, read from the page's IndexedDB. */
-function writes(page: Page): Promise<{ key: string; path: string }[]> {
+/** The workspace's receipts of committed changes, read from the page's IndexedDB. */
+function writes(page: Page): Promise<{ key: string; result: string }[]> {
   return page.evaluate(
     () =>
       new Promise((resolve, reject) => {
         const open = indexedDB.open("isoagent-example-workspace");
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
-          const req = open.result.transaction("writes").objectStore("writes").getAll();
+          const req = open.result.transaction("receipts").objectStore("receipts").getAll();
           req.onsuccess = () => {
             resolve(req.result);
             open.result.close();
@@ -80,7 +80,7 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
     const journal = await page.locator("#journal tr").allTextContents();
     expect(journal.some((row) => row.includes("call.reconciled"))).toBe(true);
-    const summaryWrites = (await writes(page)).filter((w) => w.path === "notes/summary.md");
+    const summaryWrites = (await writes(page)).filter((w) => w.result.startsWith("Created notes/summary.md"));
     expect(summaryWrites.length).toBe(1);
     await page.screenshot({ path: `${ARTIFACTS}/browser-example.png`, fullPage: true });
 

@@ -47,7 +47,8 @@ describe("examples/worker (wrangler.toml's main) in workerd", () => {
     const events = (await api(`/runs/${runId}/events`)).events as { type: string; observation?: { content?: unknown } }[];
     // The last read sees the file the approved write made, in the run's own object.
     const reads = events.filter((e) => e.type === "call.finished").map((e) => e.observation?.content);
-    expect(reads.at(-1)).toBe(pending.request.args.content);
+    const lines = (pending.request.args.content as string).split("\n").slice(0, -1);
+    expect(reads.at(-1)).toBe([`notes/summary.md (${lines.length} lines)`, ...lines.map((l, k) => `${String(k + 1).padStart(6)}\t${l}`)].join("\n"));
   });
 
   it("serves the console page with a CSP that refuses eval", async () => {

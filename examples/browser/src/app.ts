@@ -8,7 +8,7 @@
 import { idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, type ApprovalState, type JournalEvent, type RunId, type RunSummary } from "../../../src/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
-import { notesAgent } from "./agent.js";
+import { demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
 
 const params = new URLSearchParams(location.search);
