@@ -13,6 +13,7 @@ export const ENTRY_POINTS: Record<string, string> = {
   "agents/openai": "src/agents/openai/index.ts",
   "agents/anthropic": "src/agents/anthropic/index.ts",
   "agents/record": "src/agents/record/index.ts",
+  toolkit: "src/toolkit/index.ts",
 };
 
 /** Adapters' entry points, by the platform they run on, bundled beside the core (they may use their platform). */

@@ -125,3 +125,47 @@ describe.skipIf(!present)("the console answers an interrupted side effect", () =
     expect(problems).toEqual([]);
   });
 });
+
+describe.skipIf(!present)("the console answers ask_user (the Worker with a model, against a local server speaking OpenAI's wire format)", () => {
+  it("shows the question with its choices, sends the answer, and the model gets it", async () => {
+    const { mockModelServer, responsesStream } = await import("../helpers/mock-model.js");
+    const server = await mockModelServer();
+    server.answer(
+      { chunks: responsesStream({ calls: [{ id: "call_q", name: "ask_user", args: JSON.stringify({ question: "Which list should I tidy?", choices: ["todo", "ideas"] }) }] }) },
+      { chunks: responsesStream({ text: "Tidied the todo list." }) },
+    );
+    const TOKEN3 = "console-e2e-model-token-0123456789";
+    const worker = await startWorker("examples/worker/index.ts", {
+      ...RUN_OBJECTS,
+      bindings: { ISOAGENT_TOKEN: TOKEN3, OPENAI_API_KEY: "sk-console-test-0123", OPENAI_BASE_URL: server.url, ISOAGENT_MODEL: "gpt-mock" },
+      host: "127.0.0.1",
+      port: 0,
+    });
+    try {
+      const at = (await worker.ready).toString().replace(/\/$/, "");
+      const created = await fetch(`${at}/runs`, { method: "POST", headers: { authorization: `Bearer ${TOKEN3}`, "content-type": "application/json" }, body: JSON.stringify({ task: "Tidy a list" }) });
+      const { runId } = (await created.json()) as { runId: string };
+      const page = await (await browser.newContext()).newPage();
+      const problems: string[] = [];
+      page.on("pageerror", (e) => problems.push(e.message));
+      await page.goto(`${at}/?token=${TOKEN3}`);
+      await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+      await page.click(`li[data-run="${runId}"]`);
+      const q = page.locator("section.approval[data-kind=call]");
+      await q.waitFor({ timeout: 15_000 });
+      expect(await q.locator("h3").textContent()).toBe("The agent asks: Which list should I tidy?");
+      await q.locator("button.choice", { hasText: "todo" }).click();
+      expect(await q.locator("input.answer").inputValue()).toBe("todo");
+      await q.locator("button.approve").click();
+      await page.waitForSelector("#run[data-status=completed]", { timeout: 15_000 });
+      expect(await page.locator("#summary").textContent()).toBe('output: "Tidied the todo list."');
+      // The model was told the answer, as the tool's result.
+      const second = server.requests[1]!.body as { input: { type?: string; output?: string }[] };
+      expect(second.input.find((i) => i.type === "function_call_output")?.output).toBe("console answered: todo");
+      expect(problems).toEqual([]);
+    } finally {
+      await worker.dispose();
+      await server.close();
+    }
+  });
+});
