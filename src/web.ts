@@ -12,6 +12,7 @@ interface TextDecoderLike {
 }
 interface TextEncoderLike {
   encode(input: string): Uint8Array;
+  encodeInto(input: string, dest: Uint8Array): { read: number; written: number };
 }
 interface SubtleCryptoLike {
   digest(algorithm: "SHA-256", data: Uint8Array): Promise<ArrayBuffer>;
@@ -41,6 +42,12 @@ export function decodeUtf8Fatal(bytes: Uint8Array): string {
 export function utf8StreamDecoder(): (chunk?: Uint8Array) => string {
   const decoder = new web.TextDecoder("utf-8");
   return (chunk) => (chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true }));
+}
+
+/** Encodes a string as UTF-8 into `dest` (which must hold 3 bytes per UTF-16 unit); returns the bytes written. */
+export function encodeUtf8Into(text: string, dest: Uint8Array): number {
+  encoder ??= new web.TextEncoder();
+  return encoder.encodeInto(text, dest).written;
 }
 
 /** Encodes a string as UTF-8. */

@@ -1,5 +1,5 @@
 import type { RunId } from "../ids.js";
-import { apply, cloneState, reduce, verifyChain, type RunState } from "../journal/index.js";
+import { apply, reduce, verifyChain, type JournalEvent, type RunState } from "../journal/index.js";
 import type { Store } from "../store/index.js";
 
 /**
@@ -15,7 +15,9 @@ export async function loadState(store: Store, runId: RunId): Promise<RunState> {
     if (at !== undefined && at.seq === snapshot.seq && at.hash === snapshot.hash) {
       const rest = tail.slice(1);
       verifyChain(rest, snapshot.seq, snapshot.hash);
-      const state = cloneState(snapshot.state);
+      // A store never hands out what it keeps (it copies on read), so the
+      // snapshot's state is ours to advance.
+      const state = snapshot.state;
       for (const e of rest) apply(state, e);
       return state;
     }
@@ -23,4 +25,17 @@ export async function loadState(store: Store, runId: RunId): Promise<RunState> {
   const events = await store.read(runId);
   verifyChain(events);
   return reduce(events);
+}
+
+/**
+ * The whole transcript of a run, rebuilt from its journal and the events a
+ * driver has sealed but not appended yet (for a state loaded from a
+ * snapshot, which leaves the transcript out).
+ */
+export async function fullTranscript(store: Store, runId: RunId, pending: readonly JournalEvent[]): Promise<RunState["transcript"]> {
+  const stored = await store.read(runId);
+  const first = pending[0]?.seq;
+  const events = first === undefined ? stored : [...stored.filter((e) => e.seq < first), ...pending];
+  verifyChain(events);
+  return reduce(events).transcript;
 }

@@ -17,7 +17,6 @@ import { parseCallId, type ApprovalId, type CallId, type RunId } from "../ids.js
 import { cloneJson, hashJsonSync, type JsonValue } from "../json/index.js";
 import {
   apply,
-  cloneState,
   JournalError,
   seal,
   TERMINAL_STATUSES,
@@ -34,7 +33,7 @@ import { STORE_FAILURE_CODES, StoreError, type Lease, type StoreErrorCode } from
 import { isAbortRun, ToolError, type ResourceRef } from "../tools/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
 import type { DriverContext, ToolEntry } from "./context.js";
-import { loadState } from "./load.js";
+import { fullTranscript, loadState } from "./load.js";
 import {
   abortObservation,
   checkContent,
@@ -192,7 +191,18 @@ export class Session {
   private async maybeSnapshot(): Promise<void> {
     if (this.state.seq - this.lastSnapshot < this.ctx.snapshotEvery) return;
     this.lastSnapshot = this.state.seq;
-    await this.ctx.store.putSnapshot(this.state.runId, { seq: this.state.seq, hash: this.state.hash, state: cloneState(this.state) });
+    // Without the transcript (it grows with the run; the journal has it): a
+    // snapshot, and so a resume, costs the same at any length.
+    const { transcript: _t, transcriptPartial: _p, ...rest } = this.state;
+    const state = { ...(JSON.parse(JSON.stringify(rest)) as Omit<RunState, "transcript">), transcript: [], transcriptPartial: true as const };
+    await this.ctx.store.putSnapshot(this.state.runId, { seq: this.state.seq, hash: this.state.hash, state });
+  }
+
+  /** The whole transcript, rebuilt from the journal once, when a state came from a snapshot and the agent is to be asked. */
+  private async completeTranscript(): Promise<void> {
+    if (this.state.transcriptPartial !== true) return;
+    this.state.transcript = await fullTranscript(this.ctx.store, this.state.runId, this.pending);
+    delete this.state.transcriptPartial;
   }
 
   // ---- the loop ------------------------------------------------------------
@@ -280,6 +290,7 @@ export class Session {
   // ---- deciding --------------------------------------------------------------
 
   private async decide(): Promise<"ok" | "unavailable"> {
+    await this.completeTranscript();
     const step = this.state.step + 1;
     let decision: AgentDecision;
     try {

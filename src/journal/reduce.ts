@@ -84,6 +84,13 @@ export interface RunState {
   consecutiveFailures: number;
   approvals: Record<string, ApprovalState>;
   transcript: TranscriptItem[];
+  /**
+   * Set on a state loaded from a snapshot: the transcript holds only what
+   * came after the snapshot (snapshots leave it out, so a resume stays flat
+   * as journals grow). The driver rebuilds it from the journal before it
+   * asks the agent; the events are the record.
+   */
+  transcriptPartial?: true;
   output?: JsonValue;
   failure?: { reason: string; detail: string };
   cancelled?: { by: string; reason?: string };

@@ -129,7 +129,55 @@ const canonicalEmit = {
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  return walk(value, "", 0, new Set(), canonicalEmit);
+  // The fast path builds the text in one pass without paths; anything it
+  // does not like sends the value through the full walk, which finds the
+  // first problem and its JSON Pointer.
+  const fast = canonicalFast(value, 0);
+  return fast ?? walk(value, "", 0, new Set(), canonicalEmit);
+}
+
+const wellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === "function" ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed() : isWellFormed;
+
+/** Canonical JSON of plain, well-formed JSON, or undefined for anything else (left to the full walk). Depth bounds cycles. */
+function canonicalFast(v: unknown, depth: number): string | undefined {
+  switch (typeof v) {
+    case "string":
+      return wellFormed(v) ? JSON.stringify(v) : undefined;
+    case "number":
+      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
+    case "boolean":
+      return v ? "true" : "false";
+    case "object": {
+      if (v === null) return "null";
+      if (depth >= MAX_JSON_DEPTH) return undefined;
+      if (Array.isArray(v)) {
+        let s = "[";
+        for (let k = 0; k < v.length; k++) {
+          if (!(k in v)) return undefined;
+          const item = canonicalFast(v[k], depth + 1);
+          if (item === undefined) return undefined;
+          s += k === 0 ? item : `,${item}`;
+        }
+        return `${s}]`;
+      }
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const keys = Object.keys(v);
+      if (keys.length > 1) keys.sort();
+      let s = "{";
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k]!;
+        if (!wellFormed(key)) return undefined;
+        const item = canonicalFast((v as Record<string, unknown>)[key], depth + 1);
+        if (item === undefined) return undefined;
+        s += `${k === 0 ? "" : ","}${JSON.stringify(key)}:${item}`;
+      }
+      return `${s}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 const cloneEmit = {

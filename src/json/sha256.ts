@@ -4,7 +4,7 @@
  * a promise (and, in browsers, a secure-context requirement) on the hot path
  * of every step. Checked against `crypto.subtle` by the tests.
  */
-import { encodeUtf8 } from "../web.js";
+import { encodeUtf8Into } from "../web.js";
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
@@ -15,24 +15,44 @@ const K = new Uint32Array([
   0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
   0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
-const W = new Uint32Array(64);
-const HEX = "0123456789abcdef";
+const W = new Int32Array(64);
+/** "00".."ff", for the digest's hex. */
+const HEX2: string[] = Array.from({ length: 256 }, (_, k) => (k < 16 ? "0" : "") + k.toString(16));
+/** A scratch buffer for padding, grown as needed (the hash chain hashes many small texts). */
+let scratch = new Uint8Array(1024);
 
 /** SHA-256 of bytes, as 64 lowercase hex digits. */
 export function sha256HexSyncBytes(data: Uint8Array): string {
   const n = data.length;
   const blocks = ((n + 9 + 63) >>> 6) << 6;
-  const buf = new Uint8Array(blocks);
-  buf.set(data);
+  if (scratch.length < blocks) scratch = new Uint8Array(Math.max(blocks, scratch.length * 2));
+  scratch.set(data);
+  return digest(n, blocks);
+}
+
+/** SHA-256 of the first `n` bytes of the scratch buffer (padding them in place). */
+function digest(n: number, blocks: number): string {
+  const buf = scratch;
+  buf.fill(0, n, blocks);
   buf[n] = 0x80;
-  const view = new DataView(buf.buffer);
   // Length in bits, big-endian, in the last 8 bytes (n < 2^53).
-  view.setUint32(blocks - 8, Math.floor(n / 0x20000000), false);
-  view.setUint32(blocks - 4, (n << 3) >>> 0, false);
-  let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
-  let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
+  const hi = Math.floor(n / 0x20000000);
+  const lo = (n << 3) >>> 0;
+  buf[blocks - 8] = hi >>> 24;
+  buf[blocks - 7] = hi >>> 16;
+  buf[blocks - 6] = hi >>> 8;
+  buf[blocks - 5] = hi;
+  buf[blocks - 4] = lo >>> 24;
+  buf[blocks - 3] = lo >>> 16;
+  buf[blocks - 2] = lo >>> 8;
+  buf[blocks - 1] = lo;
+  let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
+  let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
   for (let off = 0; off < blocks; off += 64) {
-    for (let t = 0; t < 16; t++) W[t] = view.getUint32(off + t * 4, false);
+    for (let t = 0; t < 16; t++) {
+      const i = off + (t << 2);
+      W[t] = (buf[i]! << 24) | (buf[i + 1]! << 16) | (buf[i + 2]! << 8) | buf[i + 3]!;
+    }
     for (let t = 16; t < 64; t++) {
       const a = W[t - 15]!, b = W[t - 2]!;
       const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
@@ -59,14 +79,17 @@ export function sha256HexSyncBytes(data: Uint8Array): string {
     h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
     h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
   }
-  let out = "";
-  for (const word of [h0, h1, h2, h3, h4, h5, h6, h7]) {
-    for (let s = 28; s >= 0; s -= 4) out += HEX[(word >>> s) & 15];
-  }
-  return out;
+  return hexWord(h0) + hexWord(h1) + hexWord(h2) + hexWord(h3) + hexWord(h4) + hexWord(h5) + hexWord(h6) + hexWord(h7);
 }
+
+const hexWord = (w: number): string => HEX2[(w >>> 24) & 255]! + HEX2[(w >>> 16) & 255]! + HEX2[(w >>> 8) & 255]! + HEX2[w & 255]!;
 
 /** SHA-256 of text (as UTF-8) or bytes, synchronously, as 64 lowercase hex digits. */
 export function sha256HexSync(input: string | Uint8Array): string {
-  return sha256HexSyncBytes(typeof input === "string" ? encodeUtf8(input) : input);
+  if (typeof input !== "string") return sha256HexSyncBytes(input);
+  // Encoded straight into the scratch buffer: no copy, no garbage.
+  const room = input.length * 3 + 72;
+  if (scratch.length < room) scratch = new Uint8Array(Math.max(room, scratch.length * 2));
+  const n = encodeUtf8Into(input, scratch);
+  return digest(n, ((n + 9 + 63) >>> 6) << 6);
 }

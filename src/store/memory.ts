@@ -19,7 +19,8 @@ interface RunRecord {
   updatedAt: number;
   lease: Lease | undefined;
   tokens: number;
-  snapshot: Snapshot | undefined;
+  /** The latest snapshot, as JSON text (a read can never alias it). */
+  snapshot: { seq: number; text: string } | undefined;
 }
 
 /** Options of {@link memoryStore}. */
@@ -130,12 +131,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async putSnapshot(runId: RunId, snapshot: Snapshot): Promise<void> {
       const r = record(runId);
       if (r.snapshot !== undefined && r.snapshot.seq >= snapshot.seq) return;
-      r.snapshot = JSON.parse(JSON.stringify(snapshot)) as Snapshot;
+      r.snapshot = { seq: snapshot.seq, text: JSON.stringify(snapshot) };
     },
 
     async getSnapshot(runId: RunId): Promise<Snapshot | null> {
       const snapshot = record(runId).snapshot;
-      return snapshot === undefined ? null : (JSON.parse(JSON.stringify(snapshot)) as Snapshot);
+      return snapshot === undefined ? null : (JSON.parse(snapshot.text) as Snapshot);
     },
   };
 }
