@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../scripts/lib/bundle.js";
 import { formatNs, median } from "./harness.js";
+import { result, type Result } from "./results.js";
 
 export interface DoFigure {
   readonly driver: "hosted, sync" | "hosted, output-gate" | "Worker over RPC";
@@ -101,4 +102,15 @@ export function printDo(figures: DoFigure[]): void {
     console.log(`| ${f.driver} | ${f.steps} | ${formatNs(f.rawMsPerTx * 1e6)} | ${formatNs(f.driverMsPerStep * 1e6)} | ${Math.round(f.stepsPerSecond)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) |`);
   }
   console.log("goal: a ratio of at least 0.9 (a step costs about one confirmed transaction)");
+}
+
+export function doResults(figures: DoFigure[]): Result[] {
+  const slug = (d: DoFigure["driver"]): string => (d === "hosted, sync" ? "hosted-sync" : d === "hosted, output-gate" ? "hosted-output-gate" : "worker-rpc");
+  return figures.map((f) =>
+    result(`durable.do.${slug(f.driver)}`, `driver steps/s ÷ one confirmed insert per transaction /s in a Durable Object (${f.driver})`, f.ratio, ">= 0.9", {
+      rawMsPerTx: f.rawMsPerTx,
+      driverMsPerStep: f.driverMsPerStep,
+      spread: [f.ratioMin, f.ratioMax],
+    }),
+  );
 }

@@ -11,6 +11,7 @@ import { chromium } from "playwright-core";
 import { serveStatic } from "../scripts/lib/static-server.js";
 import { CHROMIUM } from "../test/helpers/chromium.js";
 import { formatNs, median } from "./harness.js";
+import { result, type Result } from "./results.js";
 
 export interface IdbFigure {
   readonly durability: "strict" | "relaxed";
@@ -82,4 +83,14 @@ export function printIdb(figures: IdbFigure[]): void {
     console.log(`| ${f.durability} | ${formatNs(f.rawMsPerTx * 1e6)} | ${formatNs(f.driverMsPerStep * 1e6)} | ${Math.round(f.stepsPerSecond)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) |`);
   }
   console.log("goal: a ratio of at least 0.9 (a step costs about one transaction)");
+}
+
+export function idbResults(figures: IdbFigure[]): Result[] {
+  return figures.map((f) =>
+    result(`durable.idb.${f.durability}`, `driver steps/s ÷ one put per transaction /s on IndexedDB in Chromium, durability ${f.durability}`, f.ratio, ">= 0.9", {
+      rawMsPerTx: f.rawMsPerTx,
+      driverMsPerStep: f.driverMsPerStep,
+      spread: [f.ratioMin, f.ratioMax],
+    }),
+  );
 }

@@ -1,23 +1,69 @@
 /**
  * `npm run bench [-- <id-prefix>...] [--quick]`: runs the benchmarks whose id
- * starts with a given prefix (all when none is given). Every figure is a
- * ratio to a baseline measured in the same run.
+ * starts with a given prefix (all when none is given), prints their tables,
+ * and writes bench/results/latest.json and bench/RESULTS.md. Every figure is
+ * a ratio to a baseline or a peer measured in the same run. The peers are the
+ * bench's own dev dependencies (bench/package.json), installed on first use.
  */
-import { benchCheckArgs, printCheckArgs } from "./check-args.js";
-import { benchDo, printDo } from "./do.js";
-import { benchIdb, printIdb } from "./idb.js";
-import { benchSteps, printSteps } from "./steps.js";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+if (!existsSync("bench/node_modules/ai")) {
+  console.log("installing the peers the benchmarks compare with (bench/package.json), once…");
+  execFileSync("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], { stdio: "inherit" });
+}
+
+const { benchCheckArgs, checkArgsResults, printCheckArgs } = await import("./check-args.js");
+const { benchSteps, printSteps, stepsResults } = await import("./steps.js");
+const { benchIdb, idbResults, printIdb } = await import("./idb.js");
+const { benchDo, doResults, printDo } = await import("./do.js");
+const { benchResume, printResume, resumeResults } = await import("./resume.js");
+const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
+const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
+const { writeResults } = await import("./results.js");
+type Result = import("./results.js").Result;
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const prefixes = args.filter((a) => !a.startsWith("--"));
 const options = quick ? { rounds: 5, batchMs: 15 } : { rounds: 15, batchMs: 40 };
 
-const BENCHMARKS: Record<string, () => void | Promise<void>> = {
-  "check-args": () => printCheckArgs(benchCheckArgs(options)),
-  steps: async () => printSteps(await benchSteps({ quick })),
-  idb: async () => printIdb(await benchIdb({ quick })),
-  do: async () => printDo(await benchDo({ quick })),
+const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
+  "check-args": async () => {
+    const f = benchCheckArgs(options);
+    printCheckArgs(f);
+    return checkArgsResults(f);
+  },
+  steps: async () => {
+    const f = await benchSteps({ quick });
+    printSteps(f);
+    return stepsResults(f);
+  },
+  idb: async () => {
+    const f = await benchIdb({ quick });
+    printIdb(f);
+    return idbResults(f);
+  },
+  do: async () => {
+    const f = await benchDo({ quick });
+    printDo(f);
+    return doResults(f);
+  },
+  resume: async () => {
+    const f = await benchResume({ quick });
+    printResume(f);
+    return resumeResults(f);
+  },
+  bundle: async () => {
+    const f = await benchBundles();
+    printBundles(f);
+    return bundleResults(f);
+  },
+  memory: async () => {
+    const f = benchMemory();
+    printMemory(f);
+    return memoryResults(f);
+  },
 };
 
 const selected = Object.keys(BENCHMARKS).filter((id) => prefixes.length === 0 || prefixes.some((p) => id.startsWith(p)));
@@ -26,4 +72,12 @@ if (selected.length === 0) {
   process.exit(2);
 }
 console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? ", quick" : ""}`);
-for (const id of selected) await BENCHMARKS[id]!();
+const results: Result[] = [];
+for (const id of selected) {
+  const t = performance.now();
+  console.log();
+  results.push(...(await BENCHMARKS[id]!()));
+  console.log(`(${id}: ${((performance.now() - t) / 1000).toFixed(0)} s)`);
+}
+writeResults(results, { quick });
+console.log(`\nwrote bench/results/latest.json and bench/RESULTS.md (${results.length} figures; ${results.filter((r) => !r.met).length} goals not met)`);

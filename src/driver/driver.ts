@@ -97,7 +97,7 @@ export function createDriver(options: DriverOptions): Driver {
     redact: redactor(options.secrets ?? []),
     owner: options.owner ?? `driver_${randomUuid()}`,
     leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, 30_000) || 30_000,
-    snapshotEvery: positive("snapshotEvery", options.snapshotEvery, 1024) || 1024,
+    snapshotEvery: positive("snapshotEvery", options.snapshotEvery, 128) || 128,
     faults: options.faults,
     progress: new ProgressBoard(options.onProgress),
     tools,

@@ -562,22 +562,18 @@ export class Session {
     const args = this.argsOf(call, entry);
     const controller = newAbortController();
     let timedOut = false;
-    const cancelTimer = after(tool.timeoutMs, () => {
-      timedOut = true;
-      controller.abort(new Error("timeout"));
-    });
+    let cancelTimer = (): void => {};
     const onDriverAbort = (): void => controller.abort(new Error("interrupted"));
     this.signal?.addEventListener("abort", onDriverAbort, { once: true });
     if (this.signal?.aborted === true) onDriverAbort();
     type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
     let raw: Raw;
     try {
-      raw = await new Promise<Raw>((resolve) => {
-        controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
-        if (controller.signal.aborted) resolve({ kind: "aborted" });
-        Promise.resolve()
-          .then(() =>
-            entry.tool.call(args as never, {
+      let returned: unknown;
+      try {
+        returned = controller.signal.aborted
+          ? undefined
+          : entry.tool.call(args as never, {
               runId: this.state.runId,
               step,
               callId: call.callId,
@@ -586,13 +582,28 @@ export class Session {
               fencingToken: this.lease.token,
               signal: controller.signal,
               ...this.answerFor(call, attempt),
-            }),
-          )
-          .then(
+            });
+      } catch (error) {
+        returned = Promise.reject(error);
+      }
+      if (controller.signal.aborted) raw = { kind: "aborted" };
+      else if (typeof (returned as { then?: unknown } | null)?.then !== "function") {
+        // A tool that answered synchronously cannot be interrupted: no timer.
+        raw = { kind: "value", value: returned };
+      } else {
+        cancelTimer = after(tool.timeoutMs, () => {
+          timedOut = true;
+          controller.abort(new Error("timeout"));
+        });
+        raw = await new Promise<Raw>((resolve) => {
+          controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
+          if (controller.signal.aborted) resolve({ kind: "aborted" });
+          (returned as Promise<unknown>).then(
             (value) => resolve({ kind: "value", value }),
             (error: unknown) => resolve({ kind: "error", error }),
           );
-      });
+        });
+      }
     } finally {
       cancelTimer();
       this.signal?.removeEventListener("abort", onDriverAbort);

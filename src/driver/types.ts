@@ -86,7 +86,7 @@ export interface DriverOptions {
   readonly owner?: string | undefined;
   /** Lease time to live, renewed at a third of it. Default 30,000 ms. */
   readonly leaseTtlMs?: number | undefined;
-  /** Write a snapshot every this many events (a resume replays at most this many). Default 1024. */
+  /** Write a snapshot every this many events (a resume replays at most this many). Default 128 (snapshots leave the transcript out, so they stay small). */
   readonly snapshotEvery?: number | undefined;
   /** Hears a streaming agent's progress as it arrives (also kept for {@link Driver.progress}). */
   readonly onProgress?: ((runId: RunId, step: number, progress: AgentProgress) => void) | undefined;

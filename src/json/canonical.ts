@@ -139,45 +139,51 @@ export function canonicalJson(value: unknown): string {
 const wellFormed: (s: string) => boolean =
   typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === "function" ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed() : isWellFormed;
 
+/** Keys seen before, quoted; undefined for a key with an unpaired surrogate. Keys repeat (event fields), so quoting them once pays. */
+const quotedKeys = new Map<string, string | null>();
+
+function quoteKey(key: string): string | undefined {
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = wellFormed(key) ? JSON.stringify(key) : null;
+    if (quotedKeys.size > 4096) quotedKeys.clear();
+    quotedKeys.set(key, q);
+  }
+  return q ?? undefined;
+}
+
 /** Canonical JSON of plain, well-formed JSON, or undefined for anything else (left to the full walk). Depth bounds cycles. */
 function canonicalFast(v: unknown, depth: number): string | undefined {
-  switch (typeof v) {
-    case "string":
-      return wellFormed(v) ? JSON.stringify(v) : undefined;
-    case "number":
-      return Number.isFinite(v) ? JSON.stringify(v) : undefined;
-    case "boolean":
-      return v ? "true" : "false";
-    case "object": {
-      if (v === null) return "null";
-      if (depth >= MAX_JSON_DEPTH) return undefined;
-      if (Array.isArray(v)) {
-        let s = "[";
-        for (let k = 0; k < v.length; k++) {
-          if (!(k in v)) return undefined;
-          const item = canonicalFast(v[k], depth + 1);
-          if (item === undefined) return undefined;
-          s += k === 0 ? item : `,${item}`;
-        }
-        return `${s}]`;
-      }
-      const proto = Object.getPrototypeOf(v) as unknown;
-      if (proto !== Object.prototype && proto !== null) return undefined;
-      const keys = Object.keys(v);
-      if (keys.length > 1) keys.sort();
-      let s = "{";
-      for (let k = 0; k < keys.length; k++) {
-        const key = keys[k]!;
-        if (!wellFormed(key)) return undefined;
-        const item = canonicalFast((v as Record<string, unknown>)[key], depth + 1);
-        if (item === undefined) return undefined;
-        s += `${k === 0 ? "" : ","}${JSON.stringify(key)}:${item}`;
-      }
-      return `${s}}`;
+  if (typeof v === "string") return wellFormed(v) ? JSON.stringify(v) : undefined;
+  if (typeof v === "number") return Number.isFinite(v) ? String(v === 0 ? 0 : v) : undefined;
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v !== "object") return undefined;
+  if (v === null) return "null";
+  if (depth >= MAX_JSON_DEPTH) return undefined;
+  if (Array.isArray(v)) {
+    let s = "[";
+    for (let k = 0; k < v.length; k++) {
+      if (!(k in v)) return undefined;
+      const item = canonicalFast(v[k], depth + 1);
+      if (item === undefined) return undefined;
+      s += k === 0 ? item : `,${item}`;
     }
-    default:
-      return undefined;
+    return `${s}]`;
   }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const keys = Object.keys(v);
+  if (keys.length > 1) keys.sort();
+  let s = "{";
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!;
+    const q = quoteKey(key);
+    if (q === undefined) return undefined;
+    const item = canonicalFast((v as Record<string, unknown>)[key], depth + 1);
+    if (item === undefined) return undefined;
+    s += k === 0 ? `${q}:${item}` : `,${q}:${item}`;
+  }
+  return `${s}}`;
 }
 
 const cloneEmit = {
