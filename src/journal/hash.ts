@@ -14,8 +14,10 @@ export function eventHash(e: Omit<JournalEvent, "hash">): string {
 
 /** Seals an event at `seq` after an event whose hash is `prev`. */
 export function seal(e: UnsealedEvent, seq: number, prev: string): JournalEvent {
-  const withPlace = { ...e, seq, prev } as Omit<JournalEvent, "hash">;
-  return { ...withPlace, hash: eventHash(withPlace) } as JournalEvent;
+  const sealed = { ...e, seq, prev } as Omit<JournalEvent, "hash"> & { hash?: string };
+  // Hashed before the hash is added (one copy of the event, not two).
+  sealed.hash = eventHash(sealed);
+  return sealed as JournalEvent;
 }
 
 /** Seals events to follow an event (`seq`, `hash`): the batch an append writes. */
