@@ -3,11 +3,11 @@
  * a caller gets the same typed error it would get in process. (An Error's
  * own properties do not survive RPC.)
  */
-import { IsoagentError, isIsoagentError, StoreError, type IsoagentErrorCode, type StoreErrorCode } from "../../src/index.js";
+import { IsoagentError, isIsoagentError, STORE_ERROR_CODES, StoreError, type IsoagentErrorCode, type StoreErrorCode } from "../../src/index.js";
 
 export type Wire<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly actualSeq?: number } };
 
-const STORE_CODES = new Set(["JOURNAL_CONFLICT", "LEASE_NOT_HELD", "RUN_EXISTS", "RUN_NOT_FOUND", "STORE_INVALID_APPEND", "STORE_UNAVAILABLE", "STORE_QUOTA_EXCEEDED", "STORE_BLOCKED", "STORE_CLOSED"]);
+const STORE_CODES = new Set<string>(STORE_ERROR_CODES);
 
 /** Runs `f`, returning its value or its isoagent error as data (anything else is a bug: it throws). */
 export async function wire<T>(f: () => T | Promise<T>): Promise<Wire<T>> {

@@ -3,7 +3,7 @@
  * Every store (memory, IndexedDB, Durable Object) passes the same
  * conformance suite (`runStoreConformance` in isoagent/testkit).
  */
-import { IsoagentError } from "../errors.js";
+import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 import type { RunId } from "../ids.js";
 import type { JournalEvent, RunCreated, RunState, RunStatus } from "../journal/index.js";
 
@@ -103,16 +103,19 @@ export interface Store {
 }
 
 /** The codes a store refuses with. */
-export type StoreErrorCode =
-  | "JOURNAL_CONFLICT"
-  | "LEASE_NOT_HELD"
-  | "RUN_EXISTS"
-  | "RUN_NOT_FOUND"
-  | "STORE_INVALID_APPEND"
-  | "STORE_UNAVAILABLE"
-  | "STORE_QUOTA_EXCEEDED"
-  | "STORE_BLOCKED"
-  | "STORE_CLOSED";
+export const STORE_ERROR_CODES = [
+  "JOURNAL_CONFLICT",
+  "LEASE_NOT_HELD",
+  "RUN_EXISTS",
+  "RUN_NOT_FOUND",
+  "STORE_INVALID_APPEND",
+  "STORE_UNAVAILABLE",
+  "STORE_QUOTA_EXCEEDED",
+  "STORE_BLOCKED",
+  "STORE_CLOSED",
+] as const satisfies readonly IsoagentErrorCode[];
+
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
 /**
  * Store errors after which a driver must stop (the store cannot take writes
