@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../scripts/lib/bundle.js";
+import { RUN_OBJECTS } from "../scripts/lib/worker.js";
 import { formatNs, median } from "./harness.js";
 import { result, type Result } from "./results.js";
 
@@ -41,7 +42,7 @@ export async function benchDo(options: { quick?: boolean } = {}): Promise<DoFigu
     modules: true,
     script: await bundleWorker("bench/workers/do-bench.ts"),
     compatibilityDate: "2026-07-01",
-    durableObjects: { RUNS: { className: "RunObject", useSQLite: true }, RUN_INDEX: { className: "RunIndex", useSQLite: true } },
+    ...RUN_OBJECTS,
     durableObjectsPersist: dir,
   });
   /** Milliseconds for one request, checked: a driver run must complete with every event. */

@@ -24,6 +24,7 @@ import { join, resolve } from "node:path";
 import { Miniflare } from "miniflare";
 import { describeAgent, modelFromEnv } from "../examples/model.js";
 import { bundleWorker } from "./lib/bundle.js";
+import { RUN_OBJECTS } from "./lib/worker.js";
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -55,10 +56,7 @@ const mf = new Miniflare({
   modules: true,
   script: await bundleWorker("examples/worker/index.ts"),
   compatibilityDate: "2026-07-01",
-  durableObjects: {
-    RUNS: { className: "RunObject", useSQLite: true },
-    RUN_INDEX: { className: "RunIndex", useSQLite: true },
-  },
+  ...RUN_OBJECTS,
   durableObjectsPersist: join(dataDir, "do"),
   bindings: { ISOAGENT_TOKEN: token, ...modelBindings },
   host: "127.0.0.1",

@@ -164,18 +164,26 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     storeCreateRun(first: RunCreated) {
       return wire(async () => {
-        this.sql.createRun(first);
-        await this.report(true);
+        await this.createHere(first);
         return null;
       });
     }
     storeAppend(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus) {
-      return wire(async () => {
-        const before = this.sql.summary()?.status;
-        const head = this.sql.append(runId, events, guard, status);
-        await this.report(before !== status);
-        return head;
-      });
+      return wire(() => this.appendHere(runId, events, guard, status));
+    }
+
+    /** Creates the run in this object's SQLite and lists it (for RPC callers and the host alike). */
+    private async createHere(first: RunCreated): Promise<void> {
+      this.sql.createRun(first);
+      await this.report(true);
+    }
+
+    /** Appends in this object's SQLite; a status change reaches the index before the caller is answered. */
+    private async appendHere(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
+      const before = this.sql.summary()?.status;
+      const head = this.sql.append(runId, events, guard, status);
+      await this.report(before !== status);
+      return head;
     }
     storeRead(runId: RunId, fromSeq: number) {
       return wire(() => this.sql.read(runId, fromSeq));
@@ -275,16 +283,8 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       const sql = this.sql;
       const mine = (owner: string): boolean => owner.startsWith("host:") && owner !== `host:${this.boot}`;
       return {
-        createRun: async (first) => {
-          sql.createRun(first);
-          await this.report(true);
-        },
-        append: async (runId, events, guard, status) => {
-          const before = sql.summary()?.status;
-          const head = sql.append(runId, events, guard, status);
-          await this.report(before !== status);
-          return head;
-        },
+        createRun: (first) => this.createHere(first),
+        append: (runId, events, guard, status) => this.appendHere(runId, events, guard, status),
         read: async (runId, fromSeq) => sql.read(runId, fromSeq),
         // A lease held by an earlier incarnation of this host is dead: the
         // object is unique, and this incarnation is the one alive.

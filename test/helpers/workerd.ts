@@ -14,10 +14,4 @@ export async function startWorker(entry: string, options: Partial<MiniflareOptio
   return mf;
 }
 
-/** The Durable Object bindings of isoagent's Worker. */
-export const RUN_OBJECTS = {
-  durableObjects: {
-    RUNS: { className: "RunObject", useSQLite: true },
-    RUN_INDEX: { className: "RunIndex", useSQLite: true },
-  },
-} satisfies Partial<MiniflareOptions>;
+export { RUN_OBJECTS } from "../../scripts/lib/worker.js";
