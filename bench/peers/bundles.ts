@@ -11,8 +11,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
-import { build } from "esbuild";
+import { browserBundle } from "../../scripts/lib/bundle.js";
 
 export interface PeerBundle {
   readonly name: string;
@@ -80,19 +79,8 @@ async function measure(peer: PeerEntry): Promise<PeerBundle> {
   const missing = peer.packages.filter((pkg) => !existsSync(`${BENCH_DIR}node_modules/${pkg}/package.json`));
   if (missing.length > 0) return { name, entry, ok: false, why: `not installed (${missing.join(", ")})` };
   try {
-    const r = await build({
-      stdin: { contents: entry, resolveDir: BENCH_DIR, sourcefile: "peer-entry.js", loader: "js" },
-      absWorkingDir: BENCH_DIR,
-      bundle: true,
-      minify: true,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      write: false,
-      logLevel: "silent",
-    });
-    const code = r.outputFiles[0]!.text;
-    return { name, entry, ok: true, minBytes: Buffer.byteLength(code), gzipBytes: gzipSync(code, { level: 9 }).length };
+    const { minBytes, gzipBytes } = await browserBundle({ stdin: { contents: entry, resolveDir: BENCH_DIR, sourcefile: "peer-entry.js", loader: "js" }, absWorkingDir: BENCH_DIR });
+    return { name, entry, ok: true, minBytes, gzipBytes };
   } catch (err) {
     return { name, entry, ok: false, why: describeFailure(err) };
   }

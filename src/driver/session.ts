@@ -581,7 +581,7 @@ export class Session {
               idempotencyKey: key,
               fencingToken: this.lease.token,
               signal: controller.signal,
-              ...this.answerFor(call, attempt),
+              ...(tool.wantsAnswer ? this.answerFor(call, attempt) : {}),
             });
       } catch (error) {
         returned = Promise.reject(error);

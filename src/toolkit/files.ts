@@ -237,7 +237,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "read_only",
     parallelSafe: true,
     timeoutMs: 10_000,
-    resources: (a) => [{ kind: "path", value: `${folderPrefix(resolvePath(a.path ?? "", root))}` || "/" }],
+    resources: (a) => [{ kind: "path", value: folderPrefix(resolvePath(a.path ?? "", root)) || "/" }],
     prompt: { snippet: "list_files shows which files exist; use it before guessing a path." },
     activity: (a) => `List ${folderLabel(resolvePath(a.path ?? "", root))}${a.pattern === undefined ? "" : ` (${a.pattern})`}`,
     call: async (a) => {
@@ -272,7 +272,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "read_only",
     parallelSafe: true,
     timeoutMs: 20_000,
-    resources: (a) => [{ kind: "path", value: `${folderPrefix(resolvePath(a.path ?? "", root))}` || "/" }],
+    resources: (a) => [{ kind: "path", value: folderPrefix(resolvePath(a.path ?? "", root)) || "/" }],
     prompt: { snippet: "search_files finds where a text appears across files, with line numbers to read or edit next." },
     activity: (a) => `Search ${folderLabel(resolvePath(a.path ?? "", root))} for ${JSON.stringify(a.query.length > 60 ? `${a.query.slice(0, 60)}…` : a.query)}`,
     call: async (a) => {
