@@ -76,22 +76,16 @@ export class World extends DurableObject {
       setItem: (k, v) => void sql.exec("INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)", k, v),
     };
   }
-  /** One execution of add_item: what listScenario's tool does, on this object's storage. */
-  add(runId: string, key: string, item: string, sideEffect: SideEffect): JsonValue {
+  /** One execution of add_item: listScenario's own tool, on this object's storage (the world of `runId`). */
+  async add(runId: string, key: string, item: string, sideEffect: SideEffect): Promise<JsonValue> {
     const kv = this.kv();
-    const load = <T>(name: string, fallback: T): T => JSON.parse(kv.getItem(`${runId}/${name}`) ?? JSON.stringify(fallback)) as T;
-    kv.setItem(`${runId}/log`, JSON.stringify([...load<JsonValue[]>("log", []), { tool: "add_item", key, sideEffect }]));
-    const byKey = load<Record<string, JsonValue>>("byKey", {});
-    if (byKey[key] !== undefined) return byKey[key]!;
-    const items = [...load<string[]>("items", []), item];
-    byKey[key] = { size: items.length };
-    kv.setItem(`${runId}/items`, JSON.stringify(items));
-    kv.setItem(`${runId}/byKey`, JSON.stringify(byKey));
-    return byKey[key]!;
+    kv.setItem(`${runId}:log`, JSON.stringify([...(JSON.parse(kv.getItem(`${runId}:log`) ?? "[]") as JsonValue[]), { tool: "add_item", key, sideEffect }]));
+    const [tool] = listScenario(sideEffect, { storage: kv, prefix: runId }).setup().tools;
+    return (await tool!.call({ item } as never, { idempotencyKey: key } as Parameters<Tool<never, unknown>["call"]>[1])) as JsonValue;
   }
   state(runId: string): { world: JsonValue; log: JsonValue } {
     const kv = this.kv();
-    return { world: { items: JSON.parse(kv.getItem(`${runId}/items`) ?? "[]") as JsonValue }, log: JSON.parse(kv.getItem(`${runId}/log`) ?? "[]") as JsonValue };
+    return { world: { items: JSON.parse(kv.getItem(`${runId}:items`) ?? "[]") as JsonValue }, log: JSON.parse(kv.getItem(`${runId}:log`) ?? "[]") as JsonValue };
   }
 }
 
