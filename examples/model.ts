@@ -5,7 +5,7 @@
  */
 import { anthropicAgent } from "../src/agents/anthropic/index.js";
 import { openaiAgent } from "../src/agents/openai/index.js";
-import type { Agent } from "../src/index.js";
+import type { ModelAgent } from "../src/agents/openai/index.js";
 
 export interface ModelChoice {
   readonly provider: "openai" | "anthropic";
@@ -30,7 +30,7 @@ export function modelFromEnv(env: Readonly<Record<string, string | undefined>>):
 }
 
 /** The agent for a choice; `browser` adds what a provider asks of direct browser calls. */
-export function agentFor(choice: ModelChoice, options: { browser?: boolean } = {}): Agent {
+export function agentFor(choice: ModelChoice, options: { browser?: boolean } = {}): ModelAgent {
   if (choice.provider === "openai") return openaiAgent({ apiKey: choice.apiKey, model: choice.model, baseUrl: choice.baseUrl, instructions: DEMO_INSTRUCTIONS });
   return anthropicAgent({
     apiKey: choice.apiKey,

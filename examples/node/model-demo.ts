@@ -68,7 +68,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const choice = modelFromEnv(process.env);
   if (choice !== undefined) {
     console.log(`agent: ${describeAgent(choice, "")} (live)`);
-    const agent = recordingAgent(agentFor(choice) as never);
+    const agent = recordingAgent(agentFor(choice));
     const { outcome } = await runDemo(agent);
     const out = arg("record");
     if (out !== undefined) {

@@ -13,7 +13,7 @@ import { defineTool, lineDiff, ToolError, type Permission, type Tool } from "../
 import { DEFAULT_ROOT, folderLabel, folderPrefix, resolveFilePath, resolvePath } from "./paths.js";
 import { applyPatchTool } from "./patch.js";
 import { count, decodeText, diffStats, encodeText, eolOf, FILE_MAX_BYTES, LINE_MAX_CHARS, looksBinary, splitLines, TEXT_MAX_BYTES, TEXT_MAX_LINES } from "./text.js";
-import type { Workspace } from "./workspace.js";
+import { once, type Workspace } from "./workspace.js";
 
 export interface WorkspaceToolsOptions {
   /** The root the model is told about (absolute paths under it are accepted). Default "/workspace". */
@@ -64,12 +64,6 @@ const stat = (diff: string): string => {
 
 /** The "(+3 -1)" a result text carries, for the activity line. */
 const statOf = (result: JsonValue): string => (typeof result === "string" ? (/\(\+\d+ -\d+\)/.exec(result)?.[0] ?? "") : "");
-
-/** Runs a mutating tool once per idempotency key: an attempt run again after a crash answers from the receipt. */
-async function once(ws: Workspace, key: string, act: () => Promise<string>): Promise<string> {
-  const earlier = await ws.receipt(key);
-  return earlier ?? act();
-}
 
 /**
  * The workspace tools over a {@link Workspace}, and the reconcile hook that
@@ -326,7 +320,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     },
   });
 
-  const applyPatch = applyPatchTool(ws, { root, permission: writePermission, once });
+  const applyPatch = applyPatchTool(ws, { root, permission: writePermission });
 
   /** Settles an interrupted change: done when its receipt was committed, else safe to run again (a commit is all or nothing). */
   const reconcile: ReconcileHook = async (c) => {

@@ -11,7 +11,7 @@ import { lineDiff, ToolError, defineTool, type Permission } from "../tools/index
 import { strictObject, string } from "../schema/index.js";
 import { resolveFilePath } from "./paths.js";
 import { count, decodeText, diffStats, encodeText, FILE_MAX_BYTES, looksBinary } from "./text.js";
-import type { Workspace, WorkspaceChange } from "./workspace.js";
+import { once, type Workspace, type WorkspaceChange } from "./workspace.js";
 
 /** One line of a hunk: its kind and its text with its terminator as the patch gives it ("" for none). */
 interface HunkLine {
@@ -198,7 +198,7 @@ function describe(p: { path: string; before: string | undefined; after: string |
 
 export function applyPatchTool(
   ws: Workspace,
-  options: { root: string; permission: Extract<Permission, "allow" | "ask">; once: (ws: Workspace, key: string, act: () => Promise<string>) => Promise<string> },
+  options: { root: string; permission: Extract<Permission, "allow" | "ask"> },
 ) {
   // Throws the patch's own ToolError: a patch that cannot be read, or names a
   // path outside the workspace, is refused before it is approved.
@@ -228,7 +228,7 @@ export function applyPatchTool(
       return m === null ? "Patch" : `Patch ${count(Number(m[1]), "file")} (${m[2]})`;
     },
     call: (a, ctx) =>
-      options.once(ws, ctx.idempotencyKey, async () => {
+      once(ws, ctx.idempotencyKey, async () => {
         const plans = await planPatch(ws, a.patch, options.root);
         const changes: WorkspaceChange[] = [];
         for (const p of plans) {

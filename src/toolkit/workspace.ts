@@ -38,6 +38,12 @@ export interface Workspace {
   receipt(key: string): Promise<string | undefined>;
 }
 
+/** Runs a change once per idempotency key: an attempt run again after a crash answers from the receipt its commit left. */
+export async function once(ws: Workspace, key: string, act: () => Promise<string>): Promise<string> {
+  const earlier = await ws.receipt(key);
+  return earlier ?? act();
+}
+
 /**
  * A workspace in memory (tests, Node, a Worker without storage). `seed`
  * gives initial files, as text or bytes.
