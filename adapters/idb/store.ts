@@ -3,7 +3,9 @@
  * snapshots and artifacts in one database that every tab of the origin
  * shares. The lease check and the append happen in one readwrite
  * transaction, with no await inside it but IndexedDB's own requests, so two
- * tabs can never both append for one run.
+ * tabs can never both append for one run. An append is one record however
+ * many events it holds, and its checks read one record (the run's, where the
+ * lease lives) without holding the writes back.
  *
  * Nothing touches `indexedDB` at import time; the database opens on first use.
  */
@@ -28,7 +30,25 @@ import {
   type Snapshot,
   type Store,
 } from "../../src/index.js";
-import { DB_VERSION, upgrade, type IsoagentDB, type RunRecord } from "./schema.js";
+import { DB_VERSION, eventsOf, upgrade, type IsoagentDB, type RunRecord } from "./schema.js";
+
+/** How many runs' records a store remembers for its appends. */
+const KNOWN_RUNS = 64;
+
+/** Whether two records of a run are the same (the lease included). */
+function sameRun(a: RunRecord, b: RunRecord): boolean {
+  return (
+    a.seq === b.seq &&
+    a.head === b.head &&
+    a.status === b.status &&
+    a.tokens === b.tokens &&
+    a.updatedAt === b.updatedAt &&
+    a.createdAt === b.createdAt &&
+    a.lease?.token === b.lease?.token &&
+    a.lease?.owner === b.lease?.owner &&
+    a.lease?.expiresAt === b.lease?.expiresAt
+  );
+}
 
 /** Options of {@link idbStore}. */
 export interface IdbStoreOptions {
@@ -112,6 +132,72 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     return opening;
   };
 
+  // The run records this store last read or wrote, so an append can write
+  // without first waiting for the record: it reads the record in the same
+  // transaction, and when it differs from the remembered one (another tab
+  // appended or took the lease) aborts and appends the careful way.
+  const known = new Map<string, RunRecord>();
+  const remember = (run: RunRecord): void => {
+    known.delete(run.runId);
+    known.set(run.runId, run);
+    if (known.size > KNOWN_RUNS) known.delete(known.keys().next().value!);
+  };
+  const judge = (run: RunRecord, events: readonly JournalEvent[], guard: AppendGuard): void => {
+    checkLease(run.runId as RunId, guard, run.lease, clock.now());
+    checkBatch(run.runId as RunId, events, guard, { seq: run.seq, hash: run.head });
+  };
+  const advanced = (run: RunRecord, events: readonly JournalEvent[], status: RunStatus): RunRecord => {
+    const last = events[events.length - 1]!;
+    return { ...run, seq: last.seq, head: last.hash, status, updatedAt: last.at };
+  };
+
+  /**
+   * The append in one round trip: the run's record is read and the writes are
+   * queued at once; the checks run when the read answers, before the
+   * transaction can commit, and abort it when they fail. Undefined when the
+   * remembered record was stale (nothing written).
+   */
+  const appendOnTrust = async (d: IDBPDatabase<IsoagentDB>, cached: RunRecord, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string } | undefined> => {
+    const tx = d.transaction(["runs", "events"], "readwrite", { durability });
+    let refusal: unknown;
+    let stale = false;
+    const checked = tx
+      .objectStore("runs")
+      .get(cached.runId)
+      .then((run) => {
+        if (run === undefined || !sameRun(run, cached)) stale = true;
+        else {
+          try {
+            judge(run, events, guard);
+            return;
+          } catch (e) {
+            refusal = e;
+          }
+        }
+        tx.abort();
+      });
+    const next = advanced(cached, events, status);
+    tx.objectStore("events")
+      .add({ runId: cached.runId, seq: events[0]!.seq, events: [...events] })
+      .catch(() => {});
+    tx.objectStore("runs")
+      .put(next)
+      .catch(() => {});
+    await checked;
+    try {
+      await tx.done;
+    } catch (e) {
+      if (!stale && refusal === undefined) throw e;
+    }
+    if (refusal !== undefined) throw refusal;
+    if (stale) {
+      known.delete(cached.runId);
+      return undefined;
+    }
+    remember(next);
+    return { seq: next.seq, hash: next.head };
+  };
+
   const summary = (r: RunRecord): RunSummary => ({ runId: r.runId as RunId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq });
 
   return {
@@ -126,9 +212,11 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
           await tx.done.catch(() => {});
           throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
         }
-        void runs.put({ runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 });
-        void tx.objectStore("events").put({ runId: first.runId, seq: 1, event: first });
+        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 };
+        void runs.put(run);
+        void tx.objectStore("events").put({ runId: first.runId, seq: 1, events: [first] });
         await tx.done;
+        remember(run);
       } catch (e) {
         translate(e, `creating run ${first.runId}`);
       }
@@ -137,24 +225,29 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const d = await db();
       try {
-        const tx = d.transaction(["runs", "events", "leases"], "readwrite", { durability });
+        const cached = known.get(runId);
+        if (cached !== undefined && events.length > 0) {
+          const head = await appendOnTrust(d, cached, events, guard, status);
+          if (head !== undefined) return head;
+        }
+        const tx = d.transaction(["runs", "events"], "readwrite", { durability });
         // Only IndexedDB's own requests are awaited inside the transaction.
-        const [run, lease] = await Promise.all([tx.objectStore("runs").get(runId), tx.objectStore("leases").get(runId)]);
+        const run = await tx.objectStore("runs").get(runId);
         try {
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-          checkLease(runId, guard, lease, clock.now());
-          checkBatch(runId, events, guard, { seq: run.seq, hash: run.head });
+          remember(run);
+          judge(run, events, guard);
         } catch (refusal) {
           tx.abort();
           await tx.done.catch(() => {});
           throw refusal;
         }
-        const store = tx.objectStore("events");
-        for (const e of events) void store.add({ runId, seq: e.seq, event: e });
-        const last = events[events.length - 1]!;
-        void tx.objectStore("runs").put({ ...run, seq: last.seq, head: last.hash, status, updatedAt: last.at });
+        const next = advanced(run, events, status);
+        void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
+        void tx.objectStore("runs").put(next);
         await tx.done;
-        return { seq: last.seq, hash: last.hash };
+        remember(next);
+        return { seq: next.seq, hash: next.head };
       } catch (e) {
         return translate(e, `appending to run ${runId}`);
       }
@@ -164,9 +257,17 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       const d = await db();
       try {
         const tx = d.transaction(["runs", "events"], "readonly");
-        if ((await tx.objectStore("runs").get(runId)) === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-        const rows = await tx.objectStore("events").getAll(IDBKeyRange.bound([runId, Math.max(1, fromSeq)], [runId, Number.MAX_SAFE_INTEGER]));
-        return rows.map((r) => r.event);
+        const run = await tx.objectStore("runs").get(runId);
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        remember(run);
+        const from = Math.max(1, fromSeq);
+        const store = tx.objectStore("events");
+        // The record holding event `from` is keyed by its batch's first seq, at or before it.
+        const holder = from === 1 ? null : await store.openKeyCursor(IDBKeyRange.bound([runId, 0], [runId, from]), "prev");
+        const rows = await store.getAll(IDBKeyRange.bound([runId, holder === null ? from : holder.key[1]], [runId, Number.MAX_SAFE_INTEGER]));
+        const out: JournalEvent[] = [];
+        for (const row of rows) for (const e of eventsOf(row)) if (e.seq >= from) out.push(e);
+        return out;
       } catch (e) {
         return translate(e, `reading run ${runId}`);
       }
@@ -175,19 +276,22 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null> {
       const d = await db();
       try {
-        const tx = d.transaction(["runs", "leases"], "readwrite", { durability });
-        const [run, current] = await Promise.all([tx.objectStore("runs").get(runId), tx.objectStore("leases").get(runId)]);
+        const tx = d.transaction("runs", "readwrite", { durability });
+        const run = await tx.store.get(runId);
         const now = clock.now();
+        const current = run?.lease;
         if (run === undefined || (current !== undefined && current.expiresAt > now && current.owner !== owner)) {
           tx.abort();
           await tx.done.catch(() => {});
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+          remember(run);
           return null;
         }
         const lease: Lease = { runId, owner, token: run.tokens + 1, expiresAt: now + ttlMs };
-        void tx.objectStore("runs").put({ ...run, tokens: lease.token });
-        void tx.objectStore("leases").put(lease);
+        const next: RunRecord = { ...run, tokens: lease.token, lease };
+        void tx.store.put(next);
         await tx.done;
+        remember(next);
         return lease;
       } catch (e) {
         return translate(e, `taking the lease of run ${runId}`);
@@ -197,17 +301,20 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async renewLease(lease: Lease, ttlMs: number): Promise<Lease | null> {
       const d = await db();
       try {
-        const tx = d.transaction("leases", "readwrite", { durability });
-        const current = await tx.store.get(lease.runId);
+        const tx = d.transaction("runs", "readwrite", { durability });
+        const run = await tx.store.get(lease.runId);
+        const current = run?.lease;
         const now = clock.now();
-        if (current === undefined || current.token !== lease.token || current.expiresAt <= now) {
+        if (run === undefined || current === undefined || current.token !== lease.token || current.expiresAt <= now) {
           tx.abort();
           await tx.done.catch(() => {});
           return null;
         }
         const renewed: Lease = { ...current, expiresAt: now + ttlMs };
-        void tx.store.put(renewed);
+        const next: RunRecord = { ...run, lease: renewed };
+        void tx.store.put(next);
         await tx.done;
+        remember(next);
         return renewed;
       } catch (e) {
         return translate(e, `renewing the lease of run ${lease.runId}`);
@@ -217,10 +324,14 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async releaseLease(lease: Lease): Promise<void> {
       const d = await db();
       try {
-        const tx = d.transaction("leases", "readwrite", { durability });
-        const current = await tx.store.get(lease.runId);
-        if (current !== undefined && current.token === lease.token) void tx.store.delete(lease.runId);
-        await tx.done;
+        const tx = d.transaction("runs", "readwrite", { durability });
+        const run = await tx.store.get(lease.runId);
+        if (run?.lease !== undefined && run.lease.token === lease.token) {
+          const { lease: _gone, ...next } = run;
+          void tx.store.put(next);
+          await tx.done;
+          remember(next);
+        } else await tx.done;
       } catch (e) {
         translate(e, `releasing the lease of run ${lease.runId}`);
       }
@@ -267,15 +378,22 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async putSnapshot(runId: RunId, snapshot: Snapshot): Promise<void> {
       const d = await db();
       try {
+        // One round trip: the put is queued with the reads, and undone when
+        // the run is unknown or a newer snapshot is already kept.
         const tx = d.transaction(["runs", "snapshots"], "readwrite", { durability: "relaxed" });
-        const [run, current] = await Promise.all([tx.objectStore("runs").get(runId), tx.objectStore("snapshots").get(runId)]);
-        if (run === undefined) {
-          tx.abort();
-          await tx.done.catch(() => {});
-          throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-        }
-        if (current === undefined || current.seq < snapshot.seq) void tx.objectStore("snapshots").put({ ...snapshot, runId });
-        await tx.done;
+        let missing = false;
+        const checked = Promise.all([tx.objectStore("runs").getKey(runId), tx.objectStore("snapshots").get(runId)]).then(([run, current]) => {
+          missing = run === undefined;
+          if (missing || (current !== undefined && current.seq >= snapshot.seq)) tx.abort();
+        });
+        tx.objectStore("snapshots")
+          .put({ ...snapshot, runId })
+          .catch(() => {});
+        await checked;
+        await tx.done.catch((e: unknown) => {
+          if ((e as { name?: unknown } | null)?.name !== "AbortError") throw e;
+        });
+        if (missing) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
       } catch (e) {
         translate(e, `storing a snapshot of run ${runId}`);
       }
