@@ -1,7 +1,8 @@
 /**
  * One run's journal, lease, snapshot and artifacts in its Durable Object's
  * SQLite storage. Every check and write of an append happens in one
- * `transactionSync`, so it is atomic and no other request interleaves.
+ * `transactionSync`, so it is atomic and no other request interleaves; an
+ * append is one row of `events` however many events it holds.
  */
 import {
   checkBatch,
@@ -126,7 +127,9 @@ export class RunSql {
       const r = this.run(runId);
       checkLease(runId, guard, this.get<Lease>("lease"), this.now());
       checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
-      for (const e of events) this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (?, ?)", e.seq, JSON.stringify(e));
+      // One row per append, keyed by its first event's seq (a JSON array;
+      // a row holding one event as an object is read as well).
+      this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (?, ?)", events[0]!.seq, JSON.stringify(events));
       const last = events[events.length - 1]!;
       this.set("run", { ...r, seq: last.seq, head: last.hash, status, updatedAt: last.at } satisfies RunRecord);
       return { seq: last.seq, hash: last.hash };
@@ -135,10 +138,16 @@ export class RunSql {
 
   read(runId: RunId, fromSeq = 1): JournalEvent[] {
     this.run(runId);
-    return this.storage.sql
-      .exec<{ body: string }>("SELECT body FROM events WHERE seq >= ? ORDER BY seq", Math.max(1, fromSeq))
-      .toArray()
-      .map((row) => JSON.parse(row.body) as JournalEvent);
+    const from = Math.max(1, fromSeq);
+    // From the row holding event `from`: the last one keyed at or before it.
+    const rows = this.storage.sql.exec<{ body: string }>("SELECT body FROM events WHERE seq >= (SELECT max(seq) FROM events WHERE seq <= ?) ORDER BY seq", from);
+    const out: JournalEvent[] = [];
+    for (const row of rows) {
+      const held = JSON.parse(row.body) as JournalEvent | JournalEvent[];
+      if (!Array.isArray(held)) out.push(held);
+      else for (const e of held) if (e.seq >= from) out.push(e);
+    }
+    return out;
   }
 
   /**
