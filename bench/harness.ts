@@ -101,19 +101,34 @@ export interface AsyncContender {
   readonly run: () => Promise<unknown>;
 }
 
-/** Like {@link measure}, for async work: each round runs every contender once, alternating the order. */
-export async function measureAsync(contenders: readonly AsyncContender[], options: { rounds?: number; warmup?: number } = {}): Promise<Measured[]> {
+/**
+ * Like {@link measure}, for async work: each round takes one sample of every
+ * contender, alternating the order. The warm-up runs each contender for at
+ * least `warmupMs` (and `warmup` runs): a fast contender needs many runs
+ * before the engine has optimised it, a slow one few. A sample repeats the
+ * contender's run until it lasts `minMs`, so one short run is not at the
+ * mercy of a single collection.
+ */
+export async function measureAsync(contenders: readonly AsyncContender[], options: { rounds?: number; warmup?: number; warmupMs?: number; minMs?: number } = {}): Promise<Measured[]> {
   const rounds = options.rounds ?? 9;
-  for (let w = 0; w < (options.warmup ?? 2); w++) for (const c of contenders) consume(await c.run());
+  const minMs = options.minMs ?? 40;
+  for (const c of contenders) {
+    const t = performance.now();
+    for (let w = 0; w < (options.warmup ?? 2) || performance.now() - t < (options.warmupMs ?? 300); w++) consume(await c.run());
+  }
   const perOp: number[][] = contenders.map(() => []);
   for (let r = 0; r < rounds; r++) {
     const order = contenders.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
     for (const i of order) {
       const c = contenders[i]!;
+      let runs = 0;
       const t = performance.now();
-      consume(await c.run());
-      perOp[i]!.push(((performance.now() - t) * 1e6) / c.ops);
+      do {
+        consume(await c.run());
+        runs++;
+      } while (performance.now() - t < minMs);
+      perOp[i]!.push(((performance.now() - t) * 1e6) / (c.ops * runs));
     }
   }
   return summarize(contenders, perOp);

@@ -33,7 +33,7 @@ export async function benchSteps(options: { quick?: boolean } = {}): Promise<Ste
   const figures: StepsFigure[] = [];
   for (const n of options.quick ? [50, 200, 400] : [50, 200, 400]) {
     const contenders = [{ name: "isoagent", ops: n, run: () => isoagentRun(n) }, ...PEER_LOOPS.map((p) => ({ name: p.name, ops: n, run: () => p.run(n) }))];
-    const measured = await measureAsync(contenders, { rounds: options.quick ? 3 : 7, warmup: 1 });
+    const measured = await measureAsync(contenders, { rounds: options.quick ? 3 : 7, warmup: 2 });
     figures.push({
       steps: n,
       nsPerStep: Object.fromEntries(measured.map((m, k) => [contenders[k]!.name, m.medianNs])),

@@ -2,7 +2,6 @@ import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 import { encodeUtf8, sha256Bytes } from "../web.js";
 import { MAX_JSON_DEPTH, type JsonValue } from "./parse.js";
 import { isWellFormed } from "./well-formed.js";
-import { sha256HexSync } from "./sha256.js";
 
 /** The codes a value can be refused with when it is not usable JSON. */
 export type JsonValueErrorCode = Extract<IsoagentErrorCode, "JSON_NOT_SERIALIZABLE" | "JSON_TOO_DEEP" | "JSON_LONE_SURROGATE">;
@@ -152,6 +151,28 @@ function quoteKey(key: string): string | undefined {
   return q ?? undefined;
 }
 
+/**
+ * Sorts keys by UTF-16 code units, as `Array.prototype.sort` does: by
+ * insertion when they are few (an event's or an argument's), which costs a
+ * third less than the builtin's call for them.
+ */
+function sortKeys(keys: string[]): void {
+  const n = keys.length;
+  if (n > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+}
+
 /** Canonical JSON of plain, well-formed JSON, or undefined for anything else (left to the full walk). Depth bounds cycles. */
 function canonicalFast(v: unknown, depth: number): string | undefined {
   if (typeof v === "string") return wellFormed(v) ? JSON.stringify(v) : undefined;
@@ -173,7 +194,7 @@ function canonicalFast(v: unknown, depth: number): string | undefined {
   const proto = Object.getPrototypeOf(v) as unknown;
   if (proto !== Object.prototype && proto !== null) return undefined;
   const keys = Object.keys(v);
-  if (keys.length > 1) keys.sort();
+  sortKeys(keys);
   let s = "{";
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k]!;
@@ -242,7 +263,3 @@ export async function hashJson(value: unknown): Promise<string> {
   return sha256Hex(canonicalJson(value));
 }
 
-/** SHA-256 of a value's canonical JSON, synchronously (see sha256HexSync). */
-export function hashJsonSync(value: unknown): string {
-  return sha256HexSync(canonicalJson(value));
-}

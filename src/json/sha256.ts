@@ -24,15 +24,22 @@ let scratch = new Uint8Array(1024);
 /** SHA-256 of bytes, as 64 lowercase hex digits. */
 export function sha256HexSyncBytes(data: Uint8Array): string {
   const n = data.length;
-  const blocks = ((n + 9 + 63) >>> 6) << 6;
+  const blocks = paddedLength(n);
   if (scratch.length < blocks) scratch = new Uint8Array(Math.max(blocks, scratch.length * 2));
   scratch.set(data);
-  return digest(n, blocks);
+  return sha256HexInPlace(scratch, n);
 }
 
-/** SHA-256 of the first `n` bytes of the scratch buffer (padding them in place). */
-function digest(n: number, blocks: number): string {
-  const buf = scratch;
+/** The length of `n` bytes once padded: what a buffer given to {@link sha256HexInPlace} must hold. */
+export const paddedLength = (n: number): number => ((n + 9 + 63) >>> 6) << 6;
+
+/**
+ * SHA-256 of the first `n` bytes of `buf`, as 64 lowercase hex digits. The
+ * padding is written in place after them: `buf` must hold
+ * {@link paddedLength}(n) bytes.
+ */
+export function sha256HexInPlace(buf: Uint8Array, n: number): string {
+  const blocks = paddedLength(n);
   buf.fill(0, n, blocks);
   buf[n] = 0x80;
   // Length in bits, big-endian, in the last 8 bytes (n < 2^53).
@@ -91,5 +98,5 @@ export function sha256HexSync(input: string | Uint8Array): string {
   const room = input.length * 3 + 72;
   if (scratch.length < room) scratch = new Uint8Array(Math.max(room, scratch.length * 2));
   const n = encodeUtf8Into(input, scratch);
-  return digest(n, ((n + 9 + 63) >>> 6) << 6);
+  return sha256HexInPlace(scratch, n);
 }

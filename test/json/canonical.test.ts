@@ -34,6 +34,19 @@ describe("canonicalJson (RFC 8785)", () => {
     expect(order).toEqual(["\\r", "1", "\u0080", "\u00f6", "\u20ac", "\ud83d\ude00", "\ufb33"]);
   });
 
+  it("orders keys as Array.prototype.sort does, for few keys and many, integer-like and astral ones included", () => {
+    const alphabet = ["a", "b", "Z", "0", "1", "9", "10", "\u00e9", "\ud83d\ude00", "\uffff", "_", "aa", "a0"];
+    let seed = 7;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    for (let round = 0; round < 300; round++) {
+      const obj: Record<string, number> = {};
+      const count = rand(40);
+      for (let k = 0; k < count; k++) obj[Array.from({ length: 1 + rand(3) }, () => alphabet[rand(alphabet.length)]).join("")] = k;
+      const expected = Object.keys(obj).sort();
+      expect(canonicalJson(obj)).toBe(`{${expected.map((key) => `${JSON.stringify(key)}:${obj[key]}`).join(",")}}`);
+    }
+  });
+
   it("refuses what is not usable JSON, naming where", () => {
     const cycle: Record<string, unknown> = { a: 1 };
     cycle["self"] = cycle;
