@@ -62,7 +62,7 @@ export function tryParseJson(input: string | Uint8Array, options?: ParseJsonOpti
   } catch {
     value = undefined;
   }
-  if (value !== undefined && fastCheckParsed(text, maxDepth) && (typeof input !== "string" || wellFormed(text))) {
+  if (value !== undefined && fastCheckParsed(text, maxDepth, value) && (typeof input !== "string" || wellFormed(text))) {
     return { ok: true, value };
   }
   const failure = scanJson(text, maxDepth);

@@ -340,31 +340,31 @@ export function scanJson(s: string, maxDepth: number): ScanFailure | null {
 
 /**
  * The fast check, for text that `JSON.parse` has already accepted (so the
- * grammar is known good): true when the text also passes every rule the
- * strict boundary adds that the platform parser does not check: depth, repeated
- * keys, escaped unpaired surrogates and numbers too large to be finite. Raw
- * unpaired surrogates are the caller's to check (`isWellFormed`).
+ * grammar is known good) into `value`: true when the text also passes every
+ * rule the strict boundary adds that the platform parser does not check:
+ * depth, repeated keys, escaped unpaired surrogates and numbers too large to
+ * be finite. Raw unpaired surrogates are the caller's to check (`isWellFormed`).
+ *
+ * A repeated key is found by counting, not by remembering keys: the parser
+ * keeps one member per distinct key, so the value has fewer members than
+ * the text has colons outside strings exactly when a key repeats.
  *
  * String bodies are skipped with `indexOf`, which runs at memchr speed; the
  * next backslash and the next quote are searched for once each and reused, so
  * the whole check is linear in the text.
  */
-export function fastCheckParsed(s: string, maxDepth: number): boolean {
+export function fastCheckParsed(s: string, maxDepth: number, value: unknown): boolean {
   const n = s.length;
-  if (kinds.length < maxDepth + 2) kinds = new Uint8Array(maxDepth + 2);
   let depth = 0;
-  let expectKey = false;
+  let colons = 0;
   let bs = s.indexOf("\\");
   let i = 0;
   while (i < n) {
     const c = s.charCodeAt(i);
     if (c === 0x22) {
-      const start = i;
       let j = i + 1;
       let q = s.indexOf('"', j);
-      let hadEscape = false;
       while (bs !== -1 && bs < q) {
-        hadEscape = true;
         if (s.charCodeAt(bs + 1) === 0x75) {
           const unit = hex4(s, bs + 2);
           if (unit >= 0xd800 && unit <= 0xdfff) {
@@ -381,29 +381,14 @@ export function fastCheckParsed(s: string, maxDepth: number): boolean {
         bs = s.indexOf("\\", j);
       }
       i = q + 1;
-      if (expectKey) {
-        expectKey = false;
-        const key = hadEscape ? (JSON.parse(s.slice(start, i)) as string) : s.slice(start + 1, q);
-        if (!addKey(depth, key)) return false;
-      }
       continue;
     }
-    if (c === 0x7b || c === 0x5b) {
+    if (c === 0x3a) {
+      colons++;
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) return false;
-      if (c === 0x7b) {
-        kinds[depth] = OBJECT;
-        expectKey = true;
-        const list = keyLists[depth];
-        if (list === undefined) keyLists[depth] = [];
-        else list.length = 0;
-        keySets[depth] = null;
-      } else {
-        kinds[depth] = ARRAY;
-      }
     } else if (c === 0x7d || c === 0x5d) {
       depth--;
-    } else if (c === 0x2c) {
-      expectKey = kinds[depth] === OBJECT;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const start = i;
       let big = false;
@@ -425,5 +410,48 @@ export function fastCheckParsed(s: string, maxDepth: number): boolean {
     }
     i++;
   }
+  return colons === 0 || members(value) === colons;
+}
+
+/** The number of object members in a parsed value, all levels. */
+function members(v: unknown): number {
+  return prototypeClean() ? membersFast(v) : membersOwn(v);
+}
+
+/** Whether Object.prototype has no enumerable property (nobody added one), so for-in sees own keys only. */
+function prototypeClean(): boolean {
+  for (const _ in EMPTY) return false;
   return true;
+}
+const EMPTY = {};
+
+function membersFast(v: unknown): number {
+  if (typeof v !== "object" || v === null) return 0;
+  let count = 0;
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k++) {
+      const item: unknown = v[k];
+      if (typeof item === "object" && item !== null) count += membersFast(item);
+    }
+    return count;
+  }
+  for (const key in v) {
+    count++;
+    const item = (v as Record<string, unknown>)[key];
+    if (typeof item === "object" && item !== null) count += membersFast(item);
+  }
+  return count;
+}
+
+function membersOwn(v: unknown): number {
+  if (typeof v !== "object" || v === null) return 0;
+  let count = 0;
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k++) count += membersOwn(v[k]);
+    return count;
+  }
+  const keys = Object.keys(v);
+  count = keys.length;
+  for (let k = 0; k < keys.length; k++) count += membersOwn((v as Record<string, unknown>)[keys[k]!]);
+  return count;
 }

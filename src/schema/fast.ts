@@ -98,6 +98,18 @@ function isMultipleOf(value: number, divisor: number): boolean {
   return vc % (dc * 10n ** BigInt(-diff)) === 0n;
 }
 
+/** One test per type name, picked when the schema is compiled. */
+const TYPE_TESTS: Record<string, ((v: unknown) => boolean) | undefined> = {
+  __proto__: null as never,
+  string: (v) => typeof v === "string",
+  integer: (v) => typeof v === "number" && Number.isInteger(v),
+  number: (v) => typeof v === "number",
+  boolean: (v) => typeof v === "boolean",
+  null: (v) => v === null,
+  array: (v) => Array.isArray(v),
+  object: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+};
+
 function isType(v: unknown, t: string): boolean {
   switch (t) {
     case "string":
@@ -209,8 +221,9 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     const type = s["type"];
     if (type !== undefined) {
       const types = Array.isArray(type) ? (type as string[]) : [type as string];
-      general.push(types.length === 1
-        ? (v, out, ip, kp) => isType(v, types[0]!) || fail(out, "type", ip, kp, messages.type(type, v))
+      const only = types.length === 1 ? TYPE_TESTS[types[0]!] : undefined;
+      general.push(only !== undefined
+        ? (v, out, ip, kp) => only(v) || fail(out, "type", ip, kp, messages.type(type, v))
         : (v, out, ip, kp) => types.some((t) => isType(v, t)) || fail(out, "type", ip, kp, messages.type(type, v)));
     }
     if (s["const"] !== undefined) {
@@ -268,7 +281,8 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
       const names = s["required"] as string[];
       objects.push((v, out, ip, kp) => {
         let ok = true;
-        for (const name of names) {
+        for (let k = 0; k < names.length; k++) {
+          const name = names[k]!;
           if (!hasOwn.call(v, name)) {
             if (out === undefined) return false;
             ok = fail(out, "required", ip, kp, messages.required(name));
@@ -329,11 +343,14 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     }
     const properties = isObject(s["properties"]) ? s["properties"] : undefined;
     if (properties !== undefined) {
-      const entries = Object.keys(properties).map((key) => [key, compile(properties[key]), pointerToken(key)] as const);
+      const keys = Object.keys(properties);
+      const subs = keys.map((key) => compile(properties[key]));
+      const tokens = keys.map(pointerToken);
       objects.push((v, out, ip, kp) => {
         let ok = true;
-        for (const [key, sub, token] of entries) {
-          if (hasOwn.call(v, key) && !sub((v as Record<string, unknown>)[key], out, out ? `${ip}/${token}` : ip, out ? `${kp}/properties/${token}` : kp)) {
+        for (let k = 0; k < keys.length; k++) {
+          const key = keys[k]!;
+          if (hasOwn.call(v, key) && !subs[k]!((v as Record<string, unknown>)[key], out, out ? `${ip}/${tokens[k]!}` : ip, out ? `${kp}/properties/${tokens[k]!}` : kp)) {
             if (out === undefined) return false;
             ok = false;
           }
@@ -362,7 +379,7 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     if (s["additionalProperties"] !== undefined) {
       const extra = s["additionalProperties"];
       const known = properties ?? {};
-      const covered = (key: string): boolean => hasOwn.call(known, key) || patterns.some(([re]) => re.test(key));
+      const covered = patterns.length === 0 ? (key: string): boolean => hasOwn.call(known, key) : (key: string): boolean => hasOwn.call(known, key) || patterns.some(([re]) => re.test(key));
       if (extra === false) {
         objects.push((v, out, ip, kp) => {
           let ok = true;

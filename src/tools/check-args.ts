@@ -44,6 +44,7 @@ export function compiledFor(spec: ToolSpec<never>): CompiledTool<never> {
 }
 
 function touch(k: number): CompiledTool<never> {
+  if (k === 0) return cache[0]!.tool;
   const [entry] = cache.splice(k, 1);
   cache.unshift(entry!);
   return entry!.tool;

@@ -139,6 +139,24 @@ describe("parseJson: accepted values", () => {
     // The same key in sibling objects is not a repetition.
     expect(tryParseJson('[{"a":1},{"a":2},{"b":{"a":3}}]').ok).toBe(true);
   });
+  it("counts colons outside strings only: colons in keys and values, escaped or not, neither hide nor fake a repeated key", () => {
+    expect(tryParseJson('{"a:b":"c:d","e":"::"}').ok).toBe(true);
+    expect(tryParseJson('{"\\u003a":1,"x":"\\u003a\\u003A"}').ok).toBe(true);
+    expect(refusal('{"a:b":"c:d","a:b":1}').code).toBe("JSON_DUPLICATE_KEY");
+    // The same key written two ways, beside a string holding an escaped colon.
+    expect(refusal('{"\\u003a":1,":":2,"s":"\\u003a"}').code).toBe("JSON_DUPLICATE_KEY");
+    expect(refusal('{"k":"\\u003a","k":"x"}').code).toBe("JSON_DUPLICATE_KEY");
+  });
+  it("still finds a repeated key when someone added an enumerable property to Object.prototype", () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto["polluted"] = 1;
+    try {
+      expect(tryParseJson('{"a":1,"b":{"c":2}}').ok).toBe(true);
+      expect(refusal('{"a":1,"b":{"c":2,"c":3}}').code).toBe("JSON_DUPLICATE_KEY");
+    } finally {
+      delete proto["polluted"];
+    }
+  });
 });
 
 
