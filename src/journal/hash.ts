@@ -3,13 +3,13 @@
  * (without `hash`), which includes `prev`, the previous event's hash. Any
  * edit, insertion, removal or reordering breaks every hash after it.
  */
-import { canonicalJson, sha256HexSync } from "../json/index.js";
+import { hashJsonSync } from "../json/index.js";
 import { JournalError } from "./errors.js";
 import type { JournalEvent, UnsealedEvent } from "./events.js";
 
 /** The hash an event must carry. */
 export function eventHash(e: Omit<JournalEvent, "hash">): string {
-  return sha256HexSync(canonicalJson(e));
+  return hashJsonSync(e);
 }
 
 /** Seals an event at `seq` after an event whose hash is `prev`. */
