@@ -44,8 +44,14 @@ const Base = defineRunObject<WorkerEnv>({
 });
 
 export class RunObject extends Base {
-  /** The baseline: n small inserts, each its own transaction, each confirmed as the driver of that durability confirms. */
-  async benchRaw(n: number, durability: Durability): Promise<number> {
+  /**
+   * The baseline: n small inserts, each its own transaction, each confirmed
+   * as the driver of that durability confirms. With `writes` 2, each step is
+   * what the journal of an effectful step needs at least: an insert
+   * confirmed before the effect, then a second insert after it (confirmed
+   * with the next step's), so the gap left is the driver's own.
+   */
+  async benchRaw(n: number, durability: Durability, writes = 1): Promise<number> {
     const sql = this.ctx.storage.sql;
     sql.exec("CREATE TABLE IF NOT EXISTS bench_raw (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)");
     const peer = peerOf(this.env);
@@ -53,6 +59,7 @@ export class RunObject extends Base {
       this.ctx.storage.transactionSync(() => sql.exec("INSERT INTO bench_raw (body) VALUES (?)", `{"type":"bench","k":${k}}`));
       if (durability === "sync") await this.ctx.storage.sync();
       else await peer.ping();
+      if (writes === 2) this.ctx.storage.transactionSync(() => sql.exec("INSERT INTO bench_raw (body) VALUES (?)", `{"type":"after","k":${k}}`));
     }
     return n;
   }
@@ -69,7 +76,7 @@ export default {
     const n = Number(url.searchParams.get("steps"));
     const durability = (url.searchParams.get("durability") ?? "sync") as Durability;
     if (url.pathname === "/raw") {
-      await (env.RUNS.getByName(name) as unknown as RunObject).benchRaw(n, durability);
+      await (env.RUNS.getByName(name) as unknown as RunObject).benchRaw(n, durability, Number(url.searchParams.get("writes") ?? 1));
       return Response.json({ status: "completed", seq: 3 + 4 * n + 1 });
     }
     if (url.pathname === "/hosted") {
