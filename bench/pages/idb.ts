@@ -33,6 +33,39 @@ const bench = {
     return ms;
   },
 
+  /**
+   * ms for `n` transactions of the journal's write shape, in one round trip
+   * each as the store makes them: read one record, add a ~1 KB record of
+   * four events, put a record that an index covers.
+   */
+  async shape(n: number, durability: "strict" | "relaxed"): Promise<number> {
+    const name = `shape-${durability}-${++round}`;
+    const db = await openDB(name, 1, {
+      upgrade: (d) => {
+        d.createObjectStore("runs", { keyPath: "runId" }).createIndex("byUpdated", "updatedAt");
+        d.createObjectStore("events", { keyPath: ["runId", "seq"] });
+      },
+    });
+    await db.put("runs", { runId: "r", seq: 0, updatedAt: 0 });
+    const event = (seq: number) => ({ v: 1, type: "call.finished", seq, at: Date.now(), step: seq, callId: `s${seq}c1`, attempt: 1, observation: { type: "result", content: "ok" }, prev: "a".repeat(64), hash: "b".repeat(64) });
+    const t = performance.now();
+    for (let k = 0; k < n; k++) {
+      const tx = db.transaction(["runs", "events"], "readwrite", { durability });
+      const read = tx.objectStore("runs").get("r").then((run) => {
+        if (run === undefined) tx.abort();
+      });
+      const first = 4 * k + 1;
+      void tx.objectStore("events").add({ runId: "r", seq: first, events: [event(first), event(first + 1), event(first + 2), event(first + 3)] });
+      void tx.objectStore("runs").put({ runId: "r", seq: first + 3, updatedAt: k });
+      await read;
+      await tx.done;
+    }
+    const ms = performance.now() - t;
+    db.close();
+    indexedDB.deleteDatabase(name);
+    return ms;
+  },
+
   /** ms for a run of `n` read-only steps, every one journaled with its hash chain. */
   async driver(n: number, durability: "strict" | "relaxed"): Promise<number> {
     const name = `driver-${durability}-${++round}`;
