@@ -1,8 +1,10 @@
 /**
  * One run's journal, lease, snapshot and artifacts in its Durable Object's
- * SQLite storage. Every check and write of an append happens in one
- * `transactionSync`, so it is atomic and no other request interleaves; an
- * append is one row of `events` however many events it holds.
+ * SQLite storage. An append is one statement: one row of `events`, however
+ * many events it holds, with the run's status after them. Its checks run
+ * against the run's record held in memory (this object is its only writer,
+ * and no other request interleaves with synchronous code), so the append is
+ * atomic without a transaction; the record's head is the last row.
  */
 import {
   checkBatch,
@@ -31,6 +33,10 @@ const MIGRATIONS: readonly string[][] = [
     "CREATE TABLE IF NOT EXISTS artifact_parts (sha256 TEXT NOT NULL, part INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (sha256, part))",
     "CREATE TABLE IF NOT EXISTS artifacts (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, parts INTEGER NOT NULL)",
   ],
+  // v2: each row of events carries the run's status after it, so the run's
+  // head (seq, hash, status, time) is its last row and an append writes one
+  // row only. Rows written before hold null there; the meta row stands for them.
+  ["ALTER TABLE events ADD COLUMN status TEXT"],
 ];
 
 /** Rows stay well under the 2 MB row limit. */
@@ -90,15 +96,35 @@ export class RunSql {
     }
   }
 
+  /**
+   * The run's record: the meta row (id, creation, fencing tokens), with its
+   * head taken from the last row of events when that row says the status
+   * (rows from v2 on). Held in memory once read.
+   */
+  private record(): RunRecord | undefined {
+    if (this.meta.has("run")) return this.meta.get("run") as RunRecord | undefined;
+    const stored = this.get<RunRecord>("run");
+    if (stored === undefined) return undefined;
+    const last = this.storage.sql.exec<{ body: string; status: string | null }>("SELECT body, status FROM events ORDER BY seq DESC LIMIT 1").toArray()[0];
+    let r = stored;
+    if (last !== undefined && last.status !== null) {
+      const held = JSON.parse(last.body) as JournalEvent | JournalEvent[];
+      const e = Array.isArray(held) ? held[held.length - 1]! : held;
+      r = { ...stored, seq: e.seq, head: e.hash, status: last.status as RunStatus, updatedAt: e.at };
+    }
+    this.meta.set("run", r);
+    return r;
+  }
+
   private run(runId: RunId): RunRecord {
-    const r = this.get<RunRecord>("run");
+    const r = this.record();
     if (r === undefined || r.runId !== runId) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
     return r;
   }
 
   /** The run this object holds, if any. */
   summary(): (RunSummary & { indexedSeq: number }) | undefined {
-    const r = this.get<RunRecord>("run");
+    const r = this.record();
     if (r === undefined) return undefined;
     return { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, indexedSeq: this.get<number>("indexed_seq") ?? 0 };
   }
@@ -116,24 +142,22 @@ export class RunSql {
   createRun(first: RunCreated): void {
     checkFirst(first);
     this.tx(() => {
-      if (this.get("run") !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
-      this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (1, ?)", JSON.stringify(first));
+      if (this.record() !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
+      this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (1, ?, 'running')", JSON.stringify(first));
       this.set("run", { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
     });
   }
 
   append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): { seq: number; hash: string } {
-    return this.tx(() => {
-      const r = this.run(runId);
-      checkLease(runId, guard, this.get<Lease>("lease"), this.now());
-      checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
-      // One row per append, keyed by its first event's seq (a JSON array;
-      // a row holding one event as an object is read as well).
-      this.storage.sql.exec("INSERT INTO events (seq, body) VALUES (?, ?)", events[0]!.seq, JSON.stringify(events));
-      const last = events[events.length - 1]!;
-      this.set("run", { ...r, seq: last.seq, head: last.hash, status, updatedAt: last.at } satisfies RunRecord);
-      return { seq: last.seq, hash: last.hash };
-    });
+    const r = this.run(runId);
+    checkLease(runId, guard, this.get<Lease>("lease"), this.now());
+    checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
+    // One row per append, keyed by its first event's seq (a JSON array; a row
+    // holding one event as an object is read as well), with the status after it.
+    this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", events[0]!.seq, JSON.stringify(events), status);
+    const last = events[events.length - 1]!;
+    this.meta.set("run", { ...r, seq: last.seq, head: last.hash, status, updatedAt: last.at } satisfies RunRecord);
+    return { seq: last.seq, hash: last.hash };
   }
 
   read(runId: RunId, fromSeq = 1): JournalEvent[] {

@@ -12,7 +12,7 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true } },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true } },
     bindings: { ISOAGENT_TOKEN: TOKEN },
   });
 });
@@ -27,6 +27,20 @@ const api = async (path: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : text };
 };
 const post = (path: string, body: unknown) => api(path, { method: "POST", body: JSON.stringify(body) });
+
+// ---- the run store's upgrade path ------------------------------------------------------
+
+describe("a run object's storage written by version 1 of the store", () => {
+  it("opens: its one-event rows read as they are, its head from the meta row; an append after the upgrade is one row the next incarnation reads its head from", async () => {
+    const r = (await (await mf.dispatchFetch("http://localhost/test/sql-from-v1")).json()) as any;
+    expect(r.before.summary).toEqual({ runId: "v1_run", status: "cancelled", createdAt: 5, updatedAt: 6, seq: 2, indexedSeq: 0 });
+    expect(r.before.hashes).toEqual(r.expected.hashes);
+    expect(r.head).toEqual({ seq: 3, hash: r.expected.third });
+    expect(r.after.summary).toEqual({ runId: "v1_run", status: "failed", createdAt: 5, updatedAt: 7, seq: 3, indexedSeq: 0 });
+    expect(r.after.seqs).toEqual([2, 3]);
+    expect(r.after.rows).toBe(3);
+  });
+});
 
 // ---- the Store, over RPC, from this process -------------------------------------------
 

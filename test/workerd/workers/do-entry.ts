@@ -18,8 +18,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { createDriver, defineTool, isIsoagentError, rulesPolicy, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
+import { createDriver, defineTool, isIsoagentError, rulesPolicy, seal, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JournalEvent, type JsonValue, type RunCreated, type SideEffect, type Store, type Tool } from "../../../src/index.js";
 import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
+import { RunSql } from "../../../adapters/durable-object/sql.js";
 
 const FAULT: Record<string, FaultPoint> = {
   before_started: "before_start_append",
@@ -46,7 +47,7 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
 
-type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject> };
+type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe> };
 
 /** A workspace in an object's SQLite storage, reached over RPC by the workspace tool cases running in Node. */
 export class WorkspaceObject extends DurableObject {
@@ -64,6 +65,38 @@ export class WorkspaceObject extends DurableObject {
     return this.ws.receipt(key);
   }
 }
+/**
+ * An object whose storage is written as version 1 of the run store wrote it
+ * (one event per row, the head in the meta row), then opened by today's
+ * RunSql: what a deployed run object meets after an upgrade of the code.
+ */
+export class SqlProbe extends DurableObject {
+  fromV1() {
+    const sql = this.ctx.storage.sql;
+    const runId = "v1_run" as RunId;
+    const first = seal({ v: 1, at: 5, type: "run.created", runId, task: "from v1", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const second = seal({ v: 1, at: 6, type: "run.cancelled", reason: "by v1" } as never, 2, first.hash);
+    sql.exec("CREATE TABLE schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+    sql.exec("INSERT INTO schema_version (id, version) VALUES (1, 1)");
+    sql.exec("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    sql.exec("CREATE TABLE events (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+    sql.exec("INSERT INTO events (seq, body) VALUES (1, ?), (2, ?)", JSON.stringify(first), JSON.stringify(second));
+    sql.exec("INSERT INTO meta (k, v) VALUES ('run', ?)", JSON.stringify({ runId, status: "cancelled", createdAt: 5, updatedAt: 6, seq: 2, head: second.hash, tokens: 4 }));
+    const opened = new RunSql(this.ctx.storage, () => 100);
+    const before = { summary: opened.summary(), hashes: opened.read(runId).map((e) => e.hash) };
+    // An append after the upgrade lands as one row, and a new incarnation reads its head from it.
+    const third = seal({ v: 1, at: 7, type: "run.cancelled", reason: "after the upgrade" } as never, 3, second.hash);
+    const head = opened.append(runId, [third as JournalEvent], { expectedSeq: 2 }, "failed");
+    const reopened = new RunSql(this.ctx.storage, () => 100);
+    return {
+      before,
+      head,
+      after: { summary: reopened.summary(), seqs: reopened.read(runId, 2).map((e) => e.seq), rows: sql.exec<{ n: number }>("SELECT count(*) AS n FROM events").one().n },
+      expected: { hashes: [first.hash, second.hash], third: third.hash },
+    };
+  }
+}
+
 const gated = (runId: string): boolean => runId.includes("gate");
 
 /** The outside world as another object: the list, keyed by idempotency key, and the log of executions. */
@@ -206,6 +239,9 @@ export default {
       const outcome = await driver.start(s.task, { runId: url.searchParams.get("runId") as RunId });
       const events = await driver.events(outcome.runId);
       return Response.json({ status: outcome.status, world: world.state(), types: events.map((e) => e.type), owners: events.flatMap((e) => (e.type === "run.resumed" ? [e.owner] : [])) });
+    }
+    if (url.pathname === "/test/sql-from-v1") {
+      return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
     }
     if (url.pathname === "/test/codegen") {
       try {
