@@ -5,7 +5,7 @@
  * host the run, driving it itself, with an alarm that resumes it when its
  * driver vanished or the object was reset.
  *
- * Durability: an append is one `transactionSync`. Before a tool's side
+ * Durability: an append is one SQL statement (one row). Before a tool's side
  * effect the call's start must be durable; a hosted run gets that one of two
  * ways (see {@link RunObjectConfig.durability}): by Cloudflare's output gate
  * (the default: any message leaving the object, a fetch, an RPC, a reply, is
