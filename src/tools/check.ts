@@ -54,8 +54,13 @@ export function invalidArgumentsText(tool: string, failure: "invalid_json" | "in
   );
 }
 
+function describeIssue(i: ValidationIssue): string {
+  return i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`;
+}
+
 function describeIssues(issues: readonly ValidationIssue[]): string {
-  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`));
+  if (issues.length === 1) return describeIssue(issues[0]!);
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).map(describeIssue);
   const more = issues.length - listed.length;
   return listed.join("; ") + (more > 0 ? `; and ${more} more` : "");
 }
