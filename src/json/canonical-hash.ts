@@ -7,10 +7,10 @@
  * take (a value that is not plain JSON) goes through canonicalJson, which
  * refuses it with the error and JSON Pointer it always gives.
  */
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson, sortKeys } from "./canonical.js";
 import { MAX_JSON_DEPTH } from "./parse.js";
 import { paddedLength, sha256HexInPlace, sha256HexSync } from "./sha256.js";
-import { isWellFormed } from "./well-formed.js";
+import { wellFormed } from "./well-formed.js";
 import { encodeUtf8, encodeUtf8Into } from "../web.js";
 
 let buf = new Uint8Array(4096);
@@ -24,9 +24,6 @@ function room(need: number): void {
   next.set(buf.subarray(0, pos));
   buf = next;
 }
-
-const wellFormed: (s: string) => boolean =
-  typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === "function" ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed() : isWellFormed;
 
 /** Keys seen before, as the UTF-8 of `"key":`; null for a key with an unpaired surrogate. */
 const keyBytes = new Map<string, Uint8Array | null>();
@@ -104,23 +101,6 @@ function writeByte(b: number): void {
   buf[pos++] = b;
 }
 
-/** Sorts keys by UTF-16 code units (insertion for a few; see canonical.ts). */
-function sortKeys(keys: string[]): void {
-  const n = keys.length;
-  if (n > 16) {
-    keys.sort();
-    return;
-  }
-  for (let i = 1; i < n; i++) {
-    const key = keys[i]!;
-    let j = i - 1;
-    while (j >= 0 && keys[j]! > key) {
-      keys[j + 1] = keys[j]!;
-      j--;
-    }
-    keys[j + 1] = key;
-  }
-}
 
 /** Writes the canonical JSON of plain, well-formed JSON; false for anything else. Depth bounds cycles. */
 function write(v: unknown, depth: number): boolean {

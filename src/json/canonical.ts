@@ -1,7 +1,7 @@
 import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 import { encodeUtf8, sha256Bytes } from "../web.js";
 import { MAX_JSON_DEPTH, type JsonValue } from "./parse.js";
-import { isWellFormed } from "./well-formed.js";
+import { isWellFormed, wellFormed } from "./well-formed.js";
 
 /** The codes a value can be refused with when it is not usable JSON. */
 export type JsonValueErrorCode = Extract<IsoagentErrorCode, "JSON_NOT_SERIALIZABLE" | "JSON_TOO_DEEP" | "JSON_LONE_SURROGATE">;
@@ -135,9 +135,6 @@ export function canonicalJson(value: unknown): string {
   return fast ?? walk(value, "", 0, new Set(), canonicalEmit);
 }
 
-const wellFormed: (s: string) => boolean =
-  typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === "function" ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed() : isWellFormed;
-
 /** Keys seen before, quoted; undefined for a key with an unpaired surrogate. Keys repeat (event fields), so quoting them once pays. */
 const quotedKeys = new Map<string, string | null>();
 
@@ -156,7 +153,7 @@ function quoteKey(key: string): string | undefined {
  * insertion when they are few (an event's or an argument's), which costs a
  * third less than the builtin's call for them.
  */
-function sortKeys(keys: string[]): void {
+export function sortKeys(keys: string[]): void {
   const n = keys.length;
   if (n > 16) {
     keys.sort();

@@ -2,7 +2,7 @@ import { decodeUtf8Fatal } from "../web.js";
 import { JsonBoundaryError, type JsonPosition } from "./errors.js";
 import { fastCheckParsed, scanJson, type ScanFailure } from "./scan.js";
 import { firstInvalidUtf8, utf8Length } from "./utf8.js";
-import { isWellFormed } from "./well-formed.js";
+import { wellFormed } from "./well-formed.js";
 
 /** The deepest nesting the boundary accepts: 256 arrays or objects. */
 export const MAX_JSON_DEPTH = 256;
@@ -70,13 +70,6 @@ export function tryParseJson(input: string | Uint8Array, options?: ParseJsonOpti
   return { ok: false, error: toError(text, failure, typeof input !== "string") };
 }
 
-type IsWellFormed = (this: string) => boolean;
-const nativeWellFormed = (String.prototype as { isWellFormed?: IsWellFormed }).isWellFormed;
-
-/** No raw unpaired surrogate in `text`: native where the platform has it (ES2024). */
-function wellFormed(text: string): boolean {
-  return nativeWellFormed !== undefined ? nativeWellFormed.call(text) : isWellFormed(text);
-}
 
 /**
  * Parses one JSON text strictly (see {@link tryParseJson} for what is

@@ -14,3 +14,7 @@ export function isWellFormed(s: string): boolean {
   }
   return true;
 }
+
+/** `String.prototype.isWellFormed` where the platform has it (ES2024), else {@link isWellFormed}. */
+export const wellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === "function" ? (s) => (s as string & { isWellFormed(): boolean }).isWellFormed() : isWellFormed;
