@@ -10,9 +10,12 @@
  * by the same message builders.
  *
  * Each check runs in one of two modes. Without `out` it only answers, and
- * stops at the first failure: the common case, valid arguments, allocates
- * nothing. With `out` it explains: it collects every issue with its
- * locations, the way the other evaluator does with short-circuit off.
+ * stops at the first failure (what anyOf, oneOf, not, contains and if ask
+ * of their subschemas). With `out` it explains: it collects every issue with
+ * its locations, the way the other evaluator does with short-circuit off.
+ * Validation is one explaining pass: an issue is recorded at its own node
+ * and its locations are prefixed on the way back up the failing branch, so
+ * what passes builds nothing, and an invalid instance is walked once.
  */
 import { format as FORMATS, type Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
@@ -21,9 +24,16 @@ import { messages, type ValidationIssue } from "./issues.js";
 import type { Lookup } from "./metaschema-lookup.js";
 import { isObject, pointerToken, type SchemaObject } from "./walk.js";
 
-type Out = ValidationIssue[];
-/** Validates `v`; with `out`, pushes every issue (at instance location `ip`, evaluation path `kp`). */
-type Check = (v: unknown, out: Out | undefined, ip: string, kp: string) => boolean;
+/**
+ * The issues an explaining check records. A check records an issue at its
+ * own node (instance location "", evaluation path "/keyword"); each step back
+ * up a failing branch prefixes the locations of the issues recorded below it,
+ * so what passes costs nothing for its locations.
+ */
+type Out = Mutable<ValidationIssue>[];
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** Validates `v`; with `out`, records every issue. */
+type Check = (v: unknown, out: Out | undefined) => boolean;
 
 /** Keywords the fast evaluator implements, or ignores as annotations. */
 const KNOWN = new Set([
@@ -39,9 +49,31 @@ const UNSUPPORTED = new Set(["unevaluatedProperties", "unevaluatedItems", "$recu
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
-function fail(out: Out | undefined, keyword: string, ip: string, kp: string, message: string): false {
-  out?.push({ keyword, instanceLocation: ip, keywordLocation: `${kp}/${keyword}`, message });
+function fail(out: Out | undefined, keyword: string, message: string): false {
+  out?.push({ keyword, instanceLocation: "", keywordLocation: `/${keyword}`, message });
   return false;
+}
+
+/**
+ * Checks `v` against `sub` one step down, explaining: when it fails, the
+ * issues it recorded get `ipSegment` (undefined: the same instance) and
+ * `kpSegment` in front of their locations.
+ */
+function descend(sub: Check, v: unknown, out: Out, ipSegment: string | undefined, kpSegment: string): boolean {
+  const before = out.length;
+  if (sub(v, out)) return true;
+  for (let k = before; k < out.length; k++) {
+    const issue = out[k]!;
+    if (ipSegment !== undefined) issue.instanceLocation = ipSegment + issue.instanceLocation;
+    issue.keywordLocation = kpSegment + issue.keywordLocation;
+  }
+  return false;
+}
+
+/** "/0", "/1", ...: an array item's segment, made once. */
+const ITEM_SEGMENTS: string[] = [];
+function itemSegment(k: number): string {
+  return k < 1024 ? (ITEM_SEGMENTS[k] ??= `/${k}`) : `/${k}`;
 }
 
 /** Deep equality of JSON values, key order aside (as @cfworker's deepCompareStrict). */
@@ -135,10 +167,10 @@ function isType(v: unknown, t: string): boolean {
 function all(checks: Check[]): Check | undefined {
   if (checks.length === 0) return undefined;
   if (checks.length === 1) return checks[0];
-  return (v, out, ip, kp) => {
+  return (v, out) => {
     let ok = true;
     for (let k = 0; k < checks.length; k++) {
-      if (!checks[k]!(v, out, ip, kp)) {
+      if (!checks[k]!(v, out)) {
         if (out === undefined) return false;
         ok = false;
       }
@@ -190,11 +222,11 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     if (hit !== undefined) return hit;
     let check: Check;
     if (schema === true || schema === undefined) check = () => true;
-    else if (schema === false) check = (_v, out, ip, kp) => (out?.push({ keyword: "false", instanceLocation: ip, keywordLocation: kp, message: messages.falseSchema() }), false);
+    else if (schema === false) check = (_v, out) => (out?.push({ keyword: "false", instanceLocation: "", keywordLocation: "", message: messages.falseSchema() }), false);
     else {
       // Placeholder first, so a schema that refers to itself finds it.
       let real: Check | undefined;
-      memo.set(schema, (v, out, ip, kp) => real!(v, out, ip, kp));
+      memo.set(schema, (v, out) => real!(v, out));
       real = build(schema as SchemaObject);
       check = real;
     }
@@ -205,7 +237,10 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
   const refCheck = (s: SchemaObject): Check => {
     const target = lookup[(s as Schema).__absolute_ref__ ?? ""];
     let sub: Check | undefined;
-    return (v, out, ip, kp) => (sub ??= compile(target))(v, out, ip, out ? `${kp}/$ref` : kp);
+    return (v, out) => {
+      sub ??= compile(target);
+      return out === undefined ? sub(v, undefined) : descend(sub, v, out, undefined, "/$ref");
+    };
   };
 
   const build = (s: SchemaObject): Check => {
@@ -223,34 +258,34 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
       const types = Array.isArray(type) ? (type as string[]) : [type as string];
       const only = types.length === 1 ? TYPE_TESTS[types[0]!] : undefined;
       general.push(only !== undefined
-        ? (v, out, ip, kp) => only(v) || fail(out, "type", ip, kp, messages.type(type, v))
-        : (v, out, ip, kp) => types.some((t) => isType(v, t)) || fail(out, "type", ip, kp, messages.type(type, v)));
+        ? (v, out) => only(v) || fail(out, "type", messages.type(type, v))
+        : (v, out) => types.some((t) => isType(v, t)) || fail(out, "type", messages.type(type, v)));
     }
     if (s["const"] !== undefined) {
       const c = s["const"];
-      general.push((v, out, ip, kp) => jsonEqual(v, c) || fail(out, "const", ip, kp, messages.const(c)));
+      general.push((v, out) => jsonEqual(v, c) || fail(out, "const", messages.const(c)));
     }
     if (Array.isArray(s["enum"])) {
       const values = s["enum"];
       const primitives = new Set(values.filter((x) => typeof x !== "object" || x === null));
       const composites = values.filter((x) => typeof x === "object" && x !== null);
-      general.push((v, out, ip, kp) =>
-        (typeof v !== "object" || v === null ? primitives.has(v as never) : composites.some((x) => jsonEqual(v, x))) || fail(out, "enum", ip, kp, messages.enum(values)));
+      general.push((v, out) =>
+        (typeof v !== "object" || v === null ? primitives.has(v as never) : composites.some((x) => jsonEqual(v, x))) || fail(out, "enum", messages.enum(values)));
     }
     if (s["not"] !== undefined) {
       const sub = compile(s["not"]);
-      general.push((v, out, ip, kp) => !sub(v, undefined, ip, kp) || fail(out, "not", ip, kp, messages.not()));
+      general.push((v, out) => !sub(v, undefined) || fail(out, "not", messages.not()));
     }
     if (Array.isArray(s["anyOf"])) {
       const subs = s["anyOf"].map(compile);
-      general.push((v, out, ip, kp) => subs.some((c) => c(v, undefined, ip, kp)) || fail(out, "anyOf", ip, kp, messages.anyOf()));
+      general.push((v, out) => subs.some((c) => c(v, undefined)) || fail(out, "anyOf", messages.anyOf()));
     }
     if (Array.isArray(s["allOf"])) {
       const subs = s["allOf"].map(compile);
-      general.push((v, out, ip, kp) => {
+      general.push((v, out) => {
         let ok = true;
         for (let k = 0; k < subs.length; k++) {
-          if (!subs[k]!(v, out, ip, out ? `${kp}/allOf/${k}` : kp)) {
+          if (!(out === undefined ? subs[k]!(v, undefined) : descend(subs[k]!, v, out, undefined, `/allOf/${k}`))) {
             if (out === undefined) return false;
             ok = false;
           }
@@ -260,32 +295,32 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     }
     if (Array.isArray(s["oneOf"])) {
       const subs = s["oneOf"].map(compile);
-      general.push((v, out, ip, kp) => {
+      general.push((v, out) => {
         let matches = 0;
-        for (const c of subs) if (c(v, undefined, ip, kp)) matches++;
-        return matches === 1 || fail(out, "oneOf", ip, kp, messages.oneOf(matches));
+        for (const c of subs) if (c(v, undefined)) matches++;
+        return matches === 1 || fail(out, "oneOf", messages.oneOf(matches));
       });
     }
     if (s["if"] !== undefined) {
       const cond = compile(s["if"]);
       const then = s["then"] === undefined ? undefined : compile(s["then"]);
       const otherwise = s["else"] === undefined ? undefined : compile(s["else"]);
-      general.push((v, out, ip, kp) => {
-        if (cond(v, undefined, ip, kp)) return then === undefined || then(v, out, ip, out ? `${kp}/then` : kp);
-        return otherwise === undefined || otherwise(v, out, ip, out ? `${kp}/else` : kp);
+      general.push((v, out) => {
+        if (cond(v, undefined)) return then === undefined || (out === undefined ? then(v, undefined) : descend(then, v, out, undefined, "/then"));
+        return otherwise === undefined || (out === undefined ? otherwise(v, undefined) : descend(otherwise, v, out, undefined, "/else"));
       });
     }
 
     // Objects, in the other evaluator's order.
     if (Array.isArray(s["required"])) {
       const names = s["required"] as string[];
-      objects.push((v, out, ip, kp) => {
+      objects.push((v, out) => {
         let ok = true;
         for (let k = 0; k < names.length; k++) {
           const name = names[k]!;
           if (!hasOwn.call(v, name)) {
             if (out === undefined) return false;
-            ok = fail(out, "required", ip, kp, messages.required(name));
+            ok = fail(out, "required", messages.required(name));
           }
         }
         return ok;
@@ -293,20 +328,20 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     }
     if (typeof s["minProperties"] === "number") {
       const n = s["minProperties"];
-      objects.push((v, out, ip, kp) => Object.keys(v as object).length >= n || fail(out, "minProperties", ip, kp, messages.minProperties(n)));
+      objects.push((v, out) => Object.keys(v as object).length >= n || fail(out, "minProperties", messages.minProperties(n)));
     }
     if (typeof s["maxProperties"] === "number") {
       const n = s["maxProperties"];
-      objects.push((v, out, ip, kp) => Object.keys(v as object).length <= n || fail(out, "maxProperties", ip, kp, messages.maxProperties(n)));
+      objects.push((v, out) => Object.keys(v as object).length <= n || fail(out, "maxProperties", messages.maxProperties(n)));
     }
     if (s["propertyNames"] !== undefined) {
       const sub = compile(s["propertyNames"]);
-      objects.push((v, out, ip, kp) => {
+      objects.push((v, out) => {
         let ok = true;
         for (const key in v as object) {
-          if (!sub(key, undefined, ip, kp)) {
+          if (!sub(key, undefined)) {
             if (out === undefined) return false;
-            ok = fail(out, "propertyNames", ip, kp, messages.propertyName(key));
+            ok = fail(out, "propertyNames", messages.propertyName(key));
           }
         }
         return ok;
@@ -314,14 +349,14 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     }
     if (isObject(s["dependentRequired"])) {
       const deps = Object.entries(s["dependentRequired"]) as [string, string[]][];
-      objects.push((v, out, ip, kp) => {
+      objects.push((v, out) => {
         let ok = true;
         for (const [key, needed] of deps) {
           if (!hasOwn.call(v, key)) continue;
           for (const name of needed) {
             if (!hasOwn.call(v, name)) {
               if (out === undefined) return false;
-              ok = fail(out, "dependentRequired", ip, kp, messages.dependentRequired(key, name));
+              ok = fail(out, "dependentRequired", messages.dependentRequired(key, name));
             }
           }
         }
@@ -330,10 +365,10 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     }
     if (isObject(s["dependentSchemas"])) {
       const deps = Object.entries(s["dependentSchemas"]).map(([key, sub]) => [key, compile(sub), pointerToken(key)] as const);
-      objects.push((v, out, ip, kp) => {
+      objects.push((v, out) => {
         let ok = true;
         for (const [key, sub, token] of deps) {
-          if (hasOwn.call(v, key) && !sub(v, out, ip, out ? `${kp}/dependentSchemas/${token}` : kp)) {
+          if (hasOwn.call(v, key) && !(out === undefined ? sub(v, undefined) : descend(sub, v, out, undefined, `/dependentSchemas/${token}`))) {
             if (out === undefined) return false;
             ok = false;
           }
@@ -345,12 +380,15 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     if (properties !== undefined) {
       const keys = Object.keys(properties);
       const subs = keys.map((key) => compile(properties[key]));
-      const tokens = keys.map(pointerToken);
-      objects.push((v, out, ip, kp) => {
+      const ipSegments = keys.map((key) => `/${pointerToken(key)}`);
+      const kpSegments = keys.map((key) => `/properties/${pointerToken(key)}`);
+      objects.push((v, out) => {
         let ok = true;
         for (let k = 0; k < keys.length; k++) {
           const key = keys[k]!;
-          if (hasOwn.call(v, key) && !subs[k]!((v as Record<string, unknown>)[key], out, out ? `${ip}/${tokens[k]!}` : ip, out ? `${kp}/properties/${tokens[k]!}` : kp)) {
+          if (!hasOwn.call(v, key)) continue;
+          const item = (v as Record<string, unknown>)[key];
+          if (!(out === undefined ? subs[k]!(item, undefined) : descend(subs[k]!, item, out, ipSegments[k]!, kpSegments[k]!))) {
             if (out === undefined) return false;
             ok = false;
           }
@@ -363,11 +401,13 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
       ? []
       : Object.keys(patternProperties).map((p) => [new RegExp(p, "u"), compile(patternProperties[p]), pointerToken(p)] as const);
     if (patterns.length > 0) {
-      objects.push((v, out, ip, kp) => {
+      objects.push((v, out) => {
         let ok = true;
         for (const [re, sub, token] of patterns) {
           for (const key in v as object) {
-            if (re.test(key) && !sub((v as Record<string, unknown>)[key], out, out ? `${ip}/${pointerToken(key)}` : ip, out ? `${kp}/patternProperties/${token}` : kp)) {
+            if (!re.test(key)) continue;
+            const item = (v as Record<string, unknown>)[key];
+            if (!(out === undefined ? sub(item, undefined) : descend(sub, item, out, `/${pointerToken(key)}`, `/patternProperties/${token}`))) {
               if (out === undefined) return false;
               ok = false;
             }
@@ -381,22 +421,24 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
       const known = properties ?? {};
       const covered = patterns.length === 0 ? (key: string): boolean => hasOwn.call(known, key) : (key: string): boolean => hasOwn.call(known, key) || patterns.some(([re]) => re.test(key));
       if (extra === false) {
-        objects.push((v, out, ip, kp) => {
+        objects.push((v, out) => {
           let ok = true;
           for (const key in v as object) {
             if (!covered(key)) {
               if (out === undefined) return false;
-              ok = fail(out, "additionalProperties", ip, kp, messages.unexpectedProperty(key));
+              ok = fail(out, "additionalProperties", messages.unexpectedProperty(key));
             }
           }
           return ok;
         });
       } else {
         const sub = compile(extra);
-        objects.push((v, out, ip, kp) => {
+        objects.push((v, out) => {
           let ok = true;
           for (const key in v as object) {
-            if (!covered(key) && !sub((v as Record<string, unknown>)[key], out, out ? `${ip}/${pointerToken(key)}` : ip, out ? `${kp}/additionalProperties` : kp)) {
+            if (covered(key)) continue;
+            const item = (v as Record<string, unknown>)[key];
+            if (!(out === undefined ? sub(item, undefined) : descend(sub, item, out, `/${pointerToken(key)}`, "/additionalProperties"))) {
               if (out === undefined) return false;
               ok = false;
             }
@@ -409,22 +451,22 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     // Arrays.
     if (typeof s["maxItems"] === "number") {
       const n = s["maxItems"];
-      arrays.push((v, out, ip, kp) => (v as unknown[]).length <= n || fail(out, "maxItems", ip, kp, messages.maxItems(n)));
+      arrays.push((v, out) => (v as unknown[]).length <= n || fail(out, "maxItems", messages.maxItems(n)));
     }
     if (typeof s["minItems"] === "number") {
       const n = s["minItems"];
-      arrays.push((v, out, ip, kp) => (v as unknown[]).length >= n || fail(out, "minItems", ip, kp, messages.minItems(n)));
+      arrays.push((v, out) => (v as unknown[]).length >= n || fail(out, "minItems", messages.minItems(n)));
     }
     const prefix = Array.isArray(s["prefixItems"]) ? s["prefixItems"].map(compile) : [];
     const items = s["items"] === undefined ? undefined : s["items"];
     if (prefix.length > 0 || items !== undefined) {
       const rest = items === undefined ? undefined : compile(items);
-      arrays.push((v, out, ip, kp) => {
+      arrays.push((v, out) => {
         const a = v as unknown[];
         let ok = true;
         const n = Math.min(prefix.length, a.length);
         for (let k = 0; k < n; k++) {
-          if (!prefix[k]!(a[k], out, out ? `${ip}/${k}` : ip, out ? `${kp}/prefixItems/${k}` : kp)) {
+          if (!(out === undefined ? prefix[k]!(a[k], undefined) : descend(prefix[k]!, a[k], out, itemSegment(k), `/prefixItems/${k}`))) {
             if (out === undefined) return false;
             ok = false;
           }
@@ -433,8 +475,8 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
           for (let k = n; k < a.length; k++) {
             if (items === false) {
               if (out === undefined) return false;
-              ok = fail(out, "items", ip, kp, messages.unexpectedItem(k));
-            } else if (!rest(a[k], out, out ? `${ip}/${k}` : ip, out ? `${kp}/items` : kp)) {
+              ok = fail(out, "items", messages.unexpectedItem(k));
+            } else if (!(out === undefined ? rest(a[k], undefined) : descend(rest, a[k], out, itemSegment(k), "/items"))) {
               if (out === undefined) return false;
               ok = false;
             }
@@ -447,23 +489,23 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
       const sub = compile(s["contains"]);
       const min = typeof s["minContains"] === "number" ? s["minContains"] : undefined;
       const max = typeof s["maxContains"] === "number" ? s["maxContains"] : undefined;
-      arrays.push((v, out, ip, kp) => {
+      arrays.push((v, out) => {
         const a = v as unknown[];
-        if (a.length === 0 && min === undefined) return fail(out, "contains", ip, kp, messages.contains());
-        if (min !== undefined && a.length < min) return fail(out, "minContains", ip, kp, messages.minContains(min));
+        if (a.length === 0 && min === undefined) return fail(out, "contains", messages.contains());
+        if (min !== undefined && a.length < min) return fail(out, "minContains", messages.minContains(min));
         let matched = 0;
-        for (const item of a) if (sub(item, undefined, ip, kp)) matched++;
-        if (min === undefined && matched === 0) return fail(out, "contains", ip, kp, messages.contains());
-        if (min !== undefined && matched < min) return fail(out, "minContains", ip, kp, messages.minContains(min));
-        if (max !== undefined && matched > max) return fail(out, "maxContains", ip, kp, messages.maxContains(max));
+        for (const item of a) if (sub(item, undefined)) matched++;
+        if (min === undefined && matched === 0) return fail(out, "contains", messages.contains());
+        if (min !== undefined && matched < min) return fail(out, "minContains", messages.minContains(min));
+        if (max !== undefined && matched > max) return fail(out, "maxContains", messages.maxContains(max));
         return true;
       });
     }
     if (s["uniqueItems"] === true) {
-      arrays.push((v, out, ip, kp) => {
+      arrays.push((v, out) => {
         const a = v as unknown[];
         for (let j = 0; j < a.length; j++) {
-          for (let k = j + 1; k < a.length; k++) if (jsonEqual(a[j], a[k])) return fail(out, "uniqueItems", ip, kp, messages.uniqueItems(j, k));
+          for (let k = j + 1; k < a.length; k++) if (jsonEqual(a[j], a[k])) return fail(out, "uniqueItems", messages.uniqueItems(j, k));
         }
         return true;
       });
@@ -477,42 +519,42 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     if (draft === "draft-04") {
       if (typeof min === "number") {
         const ex = xmin === true;
-        numbers.push((v, out, ip, kp) => (ex ? (v as number) > min : (v as number) >= min) || fail(out, "minimum", ip, kp, messages.bound(ex ? ">" : ">=", min)));
+        numbers.push((v, out) => (ex ? (v as number) > min : (v as number) >= min) || fail(out, "minimum", messages.bound(ex ? ">" : ">=", min)));
       }
       if (typeof max === "number") {
         const ex = xmax === true;
-        numbers.push((v, out, ip, kp) => (ex ? (v as number) < max : (v as number) <= max) || fail(out, "maximum", ip, kp, messages.bound(ex ? "<" : "<=", max)));
+        numbers.push((v, out) => (ex ? (v as number) < max : (v as number) <= max) || fail(out, "maximum", messages.bound(ex ? "<" : "<=", max)));
       }
     } else {
-      if (typeof min === "number") numbers.push((v, out, ip, kp) => (v as number) >= min || fail(out, "minimum", ip, kp, messages.bound(">=", min)));
-      if (typeof max === "number") numbers.push((v, out, ip, kp) => (v as number) <= max || fail(out, "maximum", ip, kp, messages.bound("<=", max)));
-      if (typeof xmin === "number") numbers.push((v, out, ip, kp) => (v as number) > xmin || fail(out, "exclusiveMinimum", ip, kp, messages.bound(">", xmin)));
-      if (typeof xmax === "number") numbers.push((v, out, ip, kp) => (v as number) < xmax || fail(out, "exclusiveMaximum", ip, kp, messages.bound("<", xmax)));
+      if (typeof min === "number") numbers.push((v, out) => (v as number) >= min || fail(out, "minimum", messages.bound(">=", min)));
+      if (typeof max === "number") numbers.push((v, out) => (v as number) <= max || fail(out, "maximum", messages.bound("<=", max)));
+      if (typeof xmin === "number") numbers.push((v, out) => (v as number) > xmin || fail(out, "exclusiveMinimum", messages.bound(">", xmin)));
+      if (typeof xmax === "number") numbers.push((v, out) => (v as number) < xmax || fail(out, "exclusiveMaximum", messages.bound("<", xmax)));
     }
     if (typeof s["multipleOf"] === "number") {
       const m = s["multipleOf"];
-      numbers.push((v, out, ip, kp) => isMultipleOf(v as number, m) || fail(out, "multipleOf", ip, kp, messages.multipleOf(m)));
+      numbers.push((v, out) => isMultipleOf(v as number, m) || fail(out, "multipleOf", messages.multipleOf(m)));
     }
 
     // Strings.
     if (typeof s["minLength"] === "number") {
       const n = s["minLength"];
-      strings.push((v, out, ip, kp) => ((v as string).length >= n * 2 || codePoints(v as string) >= n) || fail(out, "minLength", ip, kp, messages.minLength(n)));
+      strings.push((v, out) => ((v as string).length >= n * 2 || codePoints(v as string) >= n) || fail(out, "minLength", messages.minLength(n)));
     }
     if (typeof s["maxLength"] === "number") {
       const n = s["maxLength"];
-      strings.push((v, out, ip, kp) => ((v as string).length <= n || codePoints(v as string) <= n) || fail(out, "maxLength", ip, kp, messages.maxLength(n)));
+      strings.push((v, out) => ((v as string).length <= n || codePoints(v as string) <= n) || fail(out, "maxLength", messages.maxLength(n)));
     }
     if (typeof s["pattern"] === "string") {
       const p = s["pattern"];
       const re = new RegExp(p, "u");
-      strings.push((v, out, ip, kp) => re.test(v as string) || fail(out, "pattern", ip, kp, messages.pattern(p)));
+      strings.push((v, out) => re.test(v as string) || fail(out, "pattern", messages.pattern(p)));
     }
     // An annotation-only format was removed from the working copy by the compiler.
     if (typeof s["format"] === "string") {
       const name = s["format"];
       const test = (FORMATS as Record<string, ((s: string) => boolean) | undefined>)[name];
-      if (test !== undefined) strings.push((v, out, ip, kp) => test(v as string) || fail(out, "format", ip, kp, messages.format(name)));
+      if (test !== undefined) strings.push((v, out) => test(v as string) || fail(out, "format", messages.format(name)));
     }
 
     const g = all(general);
@@ -520,24 +562,30 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     const num = all(numbers);
     const arr = all(arrays);
     const obj = all(objects);
-    return (v, out, ip, kp) => {
-      let ok = g === undefined || g(v, out, ip, kp);
+    return (v, out) => {
+      let ok = g === undefined || g(v, out);
       if (!ok && out === undefined) return false;
-      if (typeof v === "string") return (str === undefined || str(v, out, ip, kp)) && ok;
-      if (typeof v === "number") return (num === undefined || num(v, out, ip, kp)) && ok;
+      if (typeof v === "string") return (str === undefined || str(v, out)) && ok;
+      if (typeof v === "number") return (num === undefined || num(v, out)) && ok;
       if (typeof v === "object" && v !== null) {
-        if (Array.isArray(v)) return (arr === undefined || arr(v, out, ip, kp)) && ok;
-        ok = (obj === undefined || obj(v, out, ip, kp)) && ok;
+        if (Array.isArray(v)) return (arr === undefined || arr(v, out)) && ok;
+        ok = (obj === undefined || obj(v, out)) && ok;
       }
       return ok;
     };
   };
 
   const rootCheck = compile(root);
+  // One pass, explaining as it goes: locations are built only along failing
+  // branches, so a valid instance costs about what a bare answer does and an
+  // invalid one is not walked twice. The list is this schema's, reused
+  // (validation calls nothing that could validate again meanwhile).
+  const out: Out = [];
   return (v) => {
-    if (rootCheck(v, undefined, "", "")) return undefined;
-    const out: Out = [];
-    rootCheck(v, out, "", "");
-    return out;
+    out.length = 0;
+    if (rootCheck(v, out)) return undefined;
+    const issues = out.slice();
+    out.length = 0;
+    return issues;
   };
 }
