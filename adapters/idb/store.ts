@@ -183,7 +183,13 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     tx.objectStore("runs")
       .put(next)
       .catch(() => {});
-    await checked;
+    try {
+      await checked;
+    } catch (e) {
+      // The read itself failed: the transaction aborts with it.
+      tx.done.catch(() => {});
+      throw e;
+    }
     try {
       await tx.done;
     } catch (e) {
