@@ -1,7 +1,9 @@
 import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
-import { encodeUtf8, sha256Bytes } from "../web.js";
+import { decodeUtf8Fatal, encodeUtf8, sha256Bytes } from "../web.js";
+import { canonicalBuffer, writeCanonical } from "./canonical-bytes.js";
+import { sha256HexInPlace, sha256HexSync } from "./sha256.js";
 import { MAX_JSON_DEPTH, type JsonValue } from "./parse.js";
-import { isWellFormed, wellFormed } from "./well-formed.js";
+import { isWellFormed } from "./well-formed.js";
 
 /** The codes a value can be refused with when it is not usable JSON. */
 export type JsonValueErrorCode = Extract<IsoagentErrorCode, "JSON_NOT_SERIALIZABLE" | "JSON_TOO_DEEP" | "JSON_LONE_SURROGATE">;
@@ -128,80 +130,11 @@ const canonicalEmit = {
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  // The fast path builds the text in one pass without paths; anything it
-  // does not like sends the value through the full walk, which finds the
-  // first problem and its JSON Pointer.
-  const fast = canonicalFast(value, 0);
-  return fast ?? walk(value, "", 0, new Set(), canonicalEmit);
-}
-
-/** Keys seen before, quoted; undefined for a key with an unpaired surrogate. Keys repeat (event fields), so quoting them once pays. */
-const quotedKeys = new Map<string, string | null>();
-
-function quoteKey(key: string): string | undefined {
-  let q = quotedKeys.get(key);
-  if (q === undefined) {
-    q = wellFormed(key) ? JSON.stringify(key) : null;
-    if (quotedKeys.size > 4096) quotedKeys.clear();
-    quotedKeys.set(key, q);
-  }
-  return q ?? undefined;
-}
-
-/**
- * Sorts keys by UTF-16 code units, as `Array.prototype.sort` does: by
- * insertion when they are few (an event's or an argument's), which costs a
- * third less than the builtin's call for them.
- */
-export function sortKeys(keys: string[]): void {
-  const n = keys.length;
-  if (n > 16) {
-    keys.sort();
-    return;
-  }
-  for (let i = 1; i < n; i++) {
-    const key = keys[i]!;
-    let j = i - 1;
-    while (j >= 0 && keys[j]! > key) {
-      keys[j + 1] = keys[j]!;
-      j--;
-    }
-    keys[j + 1] = key;
-  }
-}
-
-/** Canonical JSON of plain, well-formed JSON, or undefined for anything else (left to the full walk). Depth bounds cycles. */
-function canonicalFast(v: unknown, depth: number): string | undefined {
-  if (typeof v === "string") return wellFormed(v) ? JSON.stringify(v) : undefined;
-  if (typeof v === "number") return Number.isFinite(v) ? String(v === 0 ? 0 : v) : undefined;
-  if (typeof v === "boolean") return v ? "true" : "false";
-  if (typeof v !== "object") return undefined;
-  if (v === null) return "null";
-  if (depth >= MAX_JSON_DEPTH) return undefined;
-  if (Array.isArray(v)) {
-    let s = "[";
-    for (let k = 0; k < v.length; k++) {
-      if (!(k in v)) return undefined;
-      const item = canonicalFast(v[k], depth + 1);
-      if (item === undefined) return undefined;
-      s += k === 0 ? item : `,${item}`;
-    }
-    return `${s}]`;
-  }
-  const proto = Object.getPrototypeOf(v) as unknown;
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  const keys = Object.keys(v);
-  sortKeys(keys);
-  let s = "{";
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k]!;
-    const q = quoteKey(key);
-    if (q === undefined) return undefined;
-    const item = canonicalFast((v as Record<string, unknown>)[key], depth + 1);
-    if (item === undefined) return undefined;
-    s += k === 0 ? `${q}:${item}` : `,${q}:${item}`;
-  }
-  return `${s}}`;
+  // The fast writer serialises plain JSON in one pass without paths; anything
+  // it does not take goes through the full walk, which finds the first
+  // problem and its JSON Pointer.
+  const n = writeCanonical(value);
+  return n >= 0 ? decodeUtf8Fatal(canonicalBuffer().subarray(0, n)) : walk(value, "", 0, new Set(), canonicalEmit);
 }
 
 const cloneEmit = {
@@ -245,6 +178,22 @@ export function toHex(bytes: Uint8Array): string {
  */
 export async function sha256Hex(input: string | Uint8Array): Promise<string> {
   return toHex(await sha256Bytes(typeof input === "string" ? encodeUtf8(input) : input));
+}
+
+/**
+ * SHA-256 of a value's canonical JSON (RFC 8785) as UTF-8, synchronously:
+ * the same as `sha256HexSync(canonicalJson(value))`, and it throws what
+ * canonicalJson throws. The bytes are hashed where they were written, never
+ * made a string: the journal's hash chain and approval hashes use it.
+ *
+ * @example
+ * ```ts
+ * hashJsonSync({ b: 2, a: 1 }) === hashJsonSync({ a: 1, b: 2 }) // true
+ * ```
+ */
+export function hashJsonSync(value: unknown): string {
+  const n = writeCanonical(value, 72);
+  return n >= 0 ? sha256HexInPlace(canonicalBuffer(), n) : sha256HexSync(walk(value, "", 0, new Set(), canonicalEmit));
 }
 
 /**

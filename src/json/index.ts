@@ -6,7 +6,6 @@
  */
 export { JsonBoundaryError, type JsonErrorCode, type JsonPosition } from "./errors.js";
 export { MAX_JSON_DEPTH, parseJson, tryParseJson, type JsonParseResult, type JsonValue, type ParseJsonOptions } from "./parse.js";
-export { hashJsonSync } from "./canonical-hash.js";
-export { canonicalJson, cloneJson, hashJson, JsonValueError, sha256Hex, toHex, type JsonValueErrorCode } from "./canonical.js";
+export { canonicalJson, cloneJson, hashJson, hashJsonSync, JsonValueError, sha256Hex, toHex, type JsonValueErrorCode } from "./canonical.js";
 export { isWellFormed } from "./well-formed.js";
 export { sha256HexSync } from "./sha256.js";

@@ -1,15 +1,13 @@
 /**
- * SHA-256 of a value's canonical JSON without building the text: the
- * canonical form is written as UTF-8 straight into a buffer that the hash
- * then pads and reads in place. It is the hash chain's hot path (every
- * journal event is sealed with it), where building a string, flattening it
- * and encoding it cost as much as the hash. Anything the writer does not
- * take (a value that is not plain JSON) goes through canonicalJson, which
- * refuses it with the error and JSON Pointer it always gives.
+ * The canonical JSON of a value written as UTF-8 straight into a buffer: the
+ * one fast serialiser behind both `canonicalJson` (which decodes the bytes)
+ * and `hashJsonSync` (which pads and hashes them in place). The hash chain
+ * seals every journal event with it, where building a string, flattening it
+ * and encoding it cost as much as the hash. Anything the writer does not take
+ * (a value that is not plain JSON) is left to the full walk in canonical.ts,
+ * which refuses it with the error and JSON Pointer it always gives.
  */
-import { canonicalJson, sortKeys } from "./canonical.js";
 import { MAX_JSON_DEPTH } from "./parse.js";
-import { paddedLength, sha256HexInPlace, sha256HexSync } from "./sha256.js";
 import { wellFormed } from "./well-formed.js";
 import { encodeUtf8, encodeUtf8Into } from "../web.js";
 
@@ -102,6 +100,28 @@ function writeByte(b: number): void {
 }
 
 
+/**
+ * Sorts keys by UTF-16 code units, as `Array.prototype.sort` does: by
+ * insertion when they are few (an event's or an argument's), which costs a
+ * third less than the builtin's call for them.
+ */
+function sortKeys(keys: string[]): void {
+  const n = keys.length;
+  if (n > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+}
+
 /** Writes the canonical JSON of plain, well-formed JSON; false for anything else. Depth bounds cycles. */
 function write(v: unknown, depth: number): boolean {
   if (typeof v === "string") return writeString(v);
@@ -159,28 +179,29 @@ function write(v: unknown, depth: number): boolean {
 }
 
 /**
- * SHA-256 of a value's canonical JSON (RFC 8785) as UTF-8, synchronously:
- * the same as `sha256HexSync(canonicalJson(value))`, and it throws what
- * canonicalJson throws. The journal's hash chain and approval hashes use it.
- *
- * @example
- * ```ts
- * hashJsonSync({ b: 2, a: 1 }) === hashJsonSync({ a: 1, b: 2 }) // true
- * ```
+ * Writes the canonical JSON of `value` into the buffer and returns its
+ * length, with at least `spare` bytes free after it; -1 when the value is not
+ * plain, well-formed JSON (the caller takes the full walk), or when a getter
+ * met on the way is itself being serialised (the buffer is not shared with
+ * it). Read the bytes with {@link canonicalBuffer} before anything else
+ * writes.
  */
-export function hashJsonSync(value: unknown): string {
-  // A getter met on the way could hash something too: the buffer is not
-  // shared with it.
-  if (busy) return sha256HexSync(canonicalJson(value));
+export function writeCanonical(value: unknown, spare = 0): number {
+  if (busy) return -1;
   busy = true;
   try {
     pos = 0;
-    if (!write(value, 0)) return sha256HexSync(canonicalJson(value));
+    if (!write(value, 0)) return -1;
     const n = pos;
-    room(paddedLength(n) - n);
-    return sha256HexInPlace(buf, n);
+    room(spare);
+    return n;
   } finally {
     busy = false;
     pos = 0;
   }
+}
+
+/** The buffer {@link writeCanonical} wrote into. */
+export function canonicalBuffer(): Uint8Array {
+  return buf;
 }
