@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { bundleWorker } from "../scripts/lib/bundle.js";
 import { RUN_OBJECTS } from "../scripts/lib/worker.js";
-import { formatNs, median } from "./harness.js";
+import { alternate, formatNs, median, ratioOf } from "./harness.js";
 import { result, type Result } from "./results.js";
 
 export interface DoFigure {
@@ -70,45 +70,20 @@ export async function benchDo(options: { quick?: boolean } = {}): Promise<DoFigu
     for (const c of cases) {
       await time(`/${c.path}?object=warm-${c.driver}&steps=20&durability=${c.durability}`, 20);
       await time(`/raw?object=warm-${c.driver}&steps=20&durability=${c.durability}`, 20);
-      const raw: number[] = [];
-      const drv: number[] = [];
-      const ratios: number[] = [];
-      const two: number[] = [];
-      const twoRatios: number[] = [];
-      for (let r = 0; r < rounds; r++) {
-        const object = `${c.path}-${c.durability}-${r}`;
-        const driverRun = () => time(`/${c.path}?object=${object}&steps=${n}&durability=${c.durability}`, n);
-        const rawRun = () => time(`/raw?object=${object}&steps=${n}&durability=${c.durability}`, n);
-        const twoRun = () => time(`/raw?object=${object}&steps=${n}&durability=${c.durability}&writes=2`, n);
-        let driverMs: number;
-        let rawMs: number;
-        let twoMs: number;
-        if (r % 2 === 0) {
-          driverMs = await driverRun();
-          rawMs = await rawRun();
-          twoMs = await twoRun();
-        } else {
-          twoMs = await twoRun();
-          rawMs = await rawRun();
-          driverMs = await driverRun();
-        }
-        raw.push(rawMs / n);
-        drv.push(driverMs / n);
-        two.push(twoMs / n);
-        ratios.push(rawMs / driverMs);
-        twoRatios.push(twoMs / driverMs);
-      }
+      const path = (what: string, round: number) => (what === "driver" ? `/${c.path}` : "/raw") + `?object=${c.path}-${c.durability}-${round}&steps=${n}&durability=${c.durability}${what === "two" ? "&writes=2" : ""}`;
+      const got = await alternate(rounds, ["driver", "raw", "two"] as const, async (what, round) => (await time(path(what, round), n)) / n);
+      const vsRaw = ratioOf(got.raw, got.driver);
       figures.push({
         driver: c.driver,
         steps: n,
-        rawMsPerTx: median(raw),
-        driverMsPerStep: median(drv),
-        stepsPerSecond: 1000 / median(drv),
-        ratio: median(ratios),
-        ratioMin: Math.min(...ratios),
-        ratioMax: Math.max(...ratios),
-        twoWritesMsPerStep: median(two),
-        ratioVsTwoWrites: median(twoRatios),
+        rawMsPerTx: median(got.raw),
+        driverMsPerStep: median(got.driver),
+        stepsPerSecond: 1000 / median(got.driver),
+        ratio: vsRaw.ratio,
+        ratioMin: vsRaw.min,
+        ratioMax: vsRaw.max,
+        twoWritesMsPerStep: median(got.two),
+        ratioVsTwoWrites: ratioOf(got.two, got.driver).ratio,
       });
     }
   } finally {

@@ -34,6 +34,30 @@ export function consume(v: unknown): void {
   sink = v;
 }
 
+/** The contenders' indices in round `r`: in order, reversed every other round, so none always runs first. */
+export function roundOrder(count: number, r: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
+  return r % 2 === 1 ? order.reverse() : order;
+}
+
+/**
+ * Runs `rounds` rounds of one sample per contender (the order alternating,
+ * see {@link roundOrder}) and returns each contender's samples, round by
+ * round: for contenders that are whole runs (a page, an object) rather than
+ * functions to repeat.
+ */
+export async function alternate<K extends string>(rounds: number, names: readonly K[], sample: (name: K, round: number) => Promise<number>): Promise<Record<K, number[]>> {
+  const out = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<K, number[]>;
+  for (let r = 0; r < rounds; r++) for (const i of roundOrder(names.length, r)) out[names[i]!].push(await sample(names[i]!, r));
+  return out;
+}
+
+/** The median and spread of `a[r] / b[r]`, round by round. */
+export function ratioOf(a: readonly number[], b: readonly number[]): { ratio: number; min: number; max: number } {
+  const ratios = a.map((x, r) => x / b[r]!);
+  return { ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -62,10 +86,7 @@ export function measure(contenders: readonly Contender[], options: MeasureOption
   });
   const perOp: number[][] = contenders.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    // Alternate the order each round so neither always runs first.
-    const order = contenders.map((_, i) => i);
-    if (r % 2 === 1) order.reverse();
-    for (const i of order) {
+    for (const i of roundOrder(contenders.length, r)) {
       const c = contenders[i]!;
       const n = sizes[i]!;
       const t = performance.now();
@@ -118,9 +139,7 @@ export async function measureAsync(contenders: readonly AsyncContender[], option
   }
   const perOp: number[][] = contenders.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    const order = contenders.map((_, i) => i);
-    if (r % 2 === 1) order.reverse();
-    for (const i of order) {
+    for (const i of roundOrder(contenders.length, r)) {
       const c = contenders[i]!;
       let runs = 0;
       const t = performance.now();

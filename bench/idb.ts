@@ -10,7 +10,7 @@ import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { serveStatic } from "../scripts/lib/static-server.js";
 import { CHROMIUM } from "../test/helpers/chromium.js";
-import { formatNs, median } from "./harness.js";
+import { alternate, formatNs, median, ratioOf } from "./harness.js";
 import { result, type Result } from "./results.js";
 
 export interface IdbFigure {
@@ -49,34 +49,19 @@ export async function benchIdb(options: { quick?: boolean } = {}): Promise<IdbFi
       await page.evaluate(([n, d]) => window.bench.raw(n, d), [20, durability] as const);
       await page.evaluate(([n, d]) => window.bench.driver(n, d), [20, durability] as const);
       await page.evaluate(([n, d]) => window.bench.shape(n, d), [20, durability] as const);
-      const raw: number[] = [];
-      const drv: number[] = [];
-      const ratios: number[] = [];
-      const shape: number[] = [];
-      const shapeRatios: number[] = [];
-      for (let r = 0; r < rounds; r++) {
-        const order = r % 2 === 0 ? ["raw", "driver", "shape"] : ["shape", "driver", "raw"];
-        const got: Record<string, number> = {};
-        for (const which of order) {
-          got[which] = (await page.evaluate(([w, n, d]) => (w === "raw" ? window.bench.raw(n, d) : w === "shape" ? window.bench.shape(n, d) : window.bench.driver(n, d)), [which, steps, durability] as const)) / steps;
-        }
-        raw.push(got["raw"]!);
-        drv.push(got["driver"]!);
-        shape.push(got["shape"]!);
-        ratios.push(got["raw"]! / got["driver"]!);
-        shapeRatios.push(got["shape"]! / got["driver"]!);
-      }
+      const got = await alternate(rounds, ["raw", "driver", "shape"] as const, async (which) => (await page.evaluate(([w, n, d]) => window.bench[w](n, d), [which, steps, durability] as const)) / steps);
+      const vsRaw = ratioOf(got.raw, got.driver);
       figures.push({
         durability,
         steps,
-        rawMsPerTx: median(raw),
-        driverMsPerStep: median(drv),
-        stepsPerSecond: 1000 / median(drv),
-        ratio: median(ratios),
-        ratioMin: Math.min(...ratios),
-        ratioMax: Math.max(...ratios),
-        shapeMsPerTx: median(shape),
-        ratioVsShape: median(shapeRatios),
+        rawMsPerTx: median(got.raw),
+        driverMsPerStep: median(got.driver),
+        stepsPerSecond: 1000 / median(got.driver),
+        ratio: vsRaw.ratio,
+        ratioMin: vsRaw.min,
+        ratioMax: vsRaw.max,
+        shapeMsPerTx: median(got.shape),
+        ratioVsShape: ratioOf(got.shape, got.driver).ratio,
       });
     }
   } finally {
