@@ -22,6 +22,7 @@ import {
   type RunStatus,
   type RunSummary,
   type Snapshot,
+  type StoredRun,
 } from "../../src/index.js";
 
 /** The schema, by version; each step upgrades from the one before (run at construction). */
@@ -42,15 +43,7 @@ const MIGRATIONS: readonly string[][] = [
 /** Rows stay well under the 2 MB row limit. */
 export const ARTIFACT_PART_BYTES = 512 * 1024;
 
-interface RunRecord {
-  runId: RunId;
-  status: RunStatus;
-  createdAt: number;
-  updatedAt: number;
-  seq: number;
-  head: string;
-  tokens: number;
-}
+type RunRecord = StoredRun;
 
 export class RunSql {
   constructor(

@@ -10,22 +10,14 @@
  *     record. The `leases` store is folded into `runs` and dropped.
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from "idb";
-import type { JournalEvent, Lease, RunStatus, Snapshot } from "../../src/index.js";
+import type { JournalEvent, Lease, Snapshot, StoredRun } from "../../src/index.js";
 
 /** The version this code writes. */
 export const DB_VERSION = 3;
 
-export interface RunRecord {
-  runId: string;
-  status: RunStatus;
-  createdAt: number;
-  updatedAt: number;
-  seq: number;
-  head: string;
-  /** The last fencing token handed out. */
-  tokens: number;
-  /** The lease, while one is held (v3; v1 and v2 kept it in `leases`). */
-  lease?: Lease;
+/** A run's record: what every store of this kind keeps, and the lease while one is held (v3; v1 and v2 kept it in `leases`). */
+export interface RunRecord extends StoredRun {
+  readonly lease?: Lease;
 }
 
 /** One append (v3), or one event (written by v1 and v2). */

@@ -143,8 +143,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     if (known.size > KNOWN_RUNS) known.delete(known.keys().next().value!);
   };
   const judge = (run: RunRecord, events: readonly JournalEvent[], guard: AppendGuard): void => {
-    checkLease(run.runId as RunId, guard, run.lease, clock.now());
-    checkBatch(run.runId as RunId, events, guard, { seq: run.seq, hash: run.head });
+    checkLease(run.runId, guard, run.lease, clock.now());
+    checkBatch(run.runId, events, guard, { seq: run.seq, hash: run.head });
   };
   const advanced = (run: RunRecord, events: readonly JournalEvent[], status: RunStatus): RunRecord => {
     const last = events[events.length - 1]!;
@@ -204,7 +204,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     return { seq: next.seq, hash: next.head };
   };
 
-  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId as RunId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq });
+  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq });
 
   return {
     async createRun(first: RunCreated): Promise<void> {

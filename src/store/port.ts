@@ -41,6 +41,16 @@ export interface RunSummary {
   readonly seq: number;
 }
 
+/**
+ * What a persistent store keeps of a run beside its events (the IndexedDB
+ * and Durable Object stores do): its summary, the hash of its last event,
+ * and the last fencing token handed out.
+ */
+export interface StoredRun extends RunSummary {
+  readonly head: string;
+  readonly tokens: number;
+}
+
 /** Filter for {@link Store.listRuns}. */
 export interface RunFilter {
   readonly status?: readonly RunStatus[] | undefined;

@@ -26,7 +26,7 @@ describe("the database's upgrade path", () => {
     const first = seal({ v: 1, at: 5, type: "run.created", runId: "old_run" as RunId, task: "from v1", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
     // A database as version 1 of this code wrote it.
     const v1 = await openDB<IsoagentDBv2>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
-    await v1.put("runs", { runId: "old_run", status: "running", createdAt: 5, updatedAt: 5, seq: 1, head: first.hash, tokens: 3 });
+    await v1.put("runs", { runId: "old_run" as RunId, status: "running", createdAt: 5, updatedAt: 5, seq: 1, head: first.hash, tokens: 3 });
     await v1.put("events", { runId: "old_run", seq: 1, event: first });
     expect([...v1.objectStoreNames].sort()).toEqual(["artifacts", "events", "leases", "runs", "snapshots"]);
     v1.close();
