@@ -142,26 +142,6 @@ const TYPE_TESTS: Record<string, ((v: unknown) => boolean) | undefined> = {
   object: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
 };
 
-function isType(v: unknown, t: string): boolean {
-  switch (t) {
-    case "string":
-      return typeof v === "string";
-    case "integer":
-      return typeof v === "number" && Number.isInteger(v);
-    case "number":
-      return typeof v === "number";
-    case "boolean":
-      return typeof v === "boolean";
-    case "null":
-      return v === null;
-    case "array":
-      return Array.isArray(v);
-    case "object":
-      return typeof v === "object" && v !== null && !Array.isArray(v);
-    default:
-      return false;
-  }
-}
 
 /** Runs checks in order: all of them when explaining, up to the first failure otherwise. */
 function all(checks: Check[]): Check | undefined {
@@ -256,10 +236,11 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     const type = s["type"];
     if (type !== undefined) {
       const types = Array.isArray(type) ? (type as string[]) : [type as string];
-      const only = types.length === 1 ? TYPE_TESTS[types[0]!] : undefined;
+      const tests = types.map((t) => TYPE_TESTS[t] ?? (() => false));
+      const only = tests.length === 1 ? tests[0]! : undefined;
       general.push(only !== undefined
         ? (v, out) => only(v) || fail(out, "type", messages.type(type, v))
-        : (v, out) => types.some((t) => isType(v, t)) || fail(out, "type", messages.type(type, v)));
+        : (v, out) => tests.some((test) => test(v)) || fail(out, "type", messages.type(type, v)));
     }
     if (s["const"] !== undefined) {
       const c = s["const"];
