@@ -25,10 +25,47 @@ export const RESERVED_TOOL_NAMES: readonly string[] = ["ask_user", "task_complet
 /** The longest timeout a platform timer can hold (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
-/** Something a call touches, for policy to match on: a path, a host, a URL, ... */
+/**
+ * What a call does to a resource: read it, write (create or change) it,
+ * delete it, reach it over the network, or execute it (a command). Policy
+ * grants are given per operation; the ones that change things or reach out
+ * (write, delete, network, execute) are grant-checked.
+ */
+export type Operation = "read" | "write" | "delete" | "network" | "execute";
+
+/** Every operation. */
+export const OPERATIONS: readonly Operation[] = ["read", "write", "delete", "network", "execute"];
+
+/**
+ * Something a call touches, for policy to match on: a path, a host, a URL, a
+ * command, ... `operation` says what the call does to it; left out, it
+ * follows from the kind and the tool's side effect (see {@link operationOf}).
+ */
 export interface ResourceRef {
   readonly kind: string;
   readonly value: string;
+  readonly operation?: Operation | undefined;
+}
+
+/**
+ * The operation of a resource: its own, or from its kind and the tool's side
+ * effect (a path is read by a read_only tool and written by any other; a host
+ * or URL is reached over the network; a command is executed). Undefined for
+ * other kinds, which no grant covers.
+ */
+export function operationOf(resource: ResourceRef, sideEffect: SideEffect): Operation | undefined {
+  if (resource.operation !== undefined) return resource.operation;
+  switch (resource.kind) {
+    case "path":
+      return sideEffect === "read_only" ? "read" : "write";
+    case "host":
+    case "url":
+      return "network";
+    case "command":
+      return "execute";
+    default:
+      return undefined;
+  }
 }
 
 /** How much of a result the agent sees; the rest is kept as an artifact. */
