@@ -22,6 +22,8 @@ export interface DriverContext {
   readonly store: Store;
   readonly agent: Agent;
   readonly policy: Policy;
+  /** The application's name for its policy: approvals and permissions decided under another are decided again. */
+  readonly policyVersion: string | undefined;
   readonly clock: Clock;
   readonly limits: Limits;
   readonly reconcile: ReconcileHook | undefined;
@@ -42,8 +44,11 @@ export interface DriverContext {
   checkShapes(state: RunState): void;
 }
 
-/** The hash of a tool's shape: name, description, input schema, side effect. */
-export function shapeHash(tool: CompiledTool<never>): string {
+/**
+ * The hash of a tool's shape: name, description, input schema, side effect
+ * (what `run.created` records per tool, and an approval request binds).
+ */
+export function shapeHash(tool: Pick<CompiledTool<never>, "name" | "description" | "inputSchema" | "sideEffect">): string {
   return hashJsonSync({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema, sideEffect: tool.sideEffect });
 }
 

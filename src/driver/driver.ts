@@ -11,6 +11,7 @@ import { loadState } from "./load.js";
 import { approve, cancel, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
 import { ProgressBoard, type StepProgress } from "./progress.js";
 import { redactor } from "./redact.js";
+import { outcomeOf } from "./outcome.js";
 import { Session } from "./session.js";
 import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from "./types.js";
 
@@ -42,17 +43,17 @@ export interface Driver {
   progress(runId: RunId): StepProgress | undefined;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+function positive(name: string, value: number | undefined, fallback: number, zero = ""): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new DriverError("DRIVER_INVALID", `${name} must be a finite number >= 0, not ${String(value)}`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new DriverError("DRIVER_INVALID", `${name} must be a finite number >= 0${zero}, not ${String(value)}`);
   return value;
 }
 
 function resolveLimits(limits: Partial<Limits> | undefined): Limits {
   return Object.freeze({
-    maxSteps: positive("limits.maxSteps", limits?.maxSteps, DEFAULT_LIMITS.maxSteps),
-    maxConsecutiveFailures: positive("limits.maxConsecutiveFailures", limits?.maxConsecutiveFailures, DEFAULT_LIMITS.maxConsecutiveFailures),
-    runTimeoutMs: positive("limits.runTimeoutMs", limits?.runTimeoutMs, DEFAULT_LIMITS.runTimeoutMs),
+    maxSteps: positive("limits.maxSteps", limits?.maxSteps, DEFAULT_LIMITS.maxSteps, " (0: no limit)"),
+    maxConsecutiveFailures: positive("limits.maxConsecutiveFailures", limits?.maxConsecutiveFailures, DEFAULT_LIMITS.maxConsecutiveFailures, " (0: no limit)"),
+    runTimeoutMs: positive("limits.runTimeoutMs", limits?.runTimeoutMs, DEFAULT_LIMITS.runTimeoutMs, " (0: no limit)"),
   });
 }
 
@@ -87,10 +88,15 @@ export function createDriver(options: DriverOptions): Driver {
   const ids = options.ids ?? randomIds();
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
+  const policyVersion = options.policyVersion;
+  if (policyVersion !== undefined && (typeof policyVersion !== "string" || policyVersion === "" || policyVersion.length > 256)) {
+    throw new DriverError("DRIVER_INVALID", "policyVersion must be a non-empty string of at most 256 characters");
+  }
   const ctx: DriverContext = {
     store: options.store ?? memoryStore({ clock }),
     agent: options.agent,
     policy: options.policy ?? allowAll,
+    policyVersion,
     clock,
     limits,
     reconcile: options.reconcile,
@@ -107,18 +113,7 @@ export function createDriver(options: DriverOptions): Driver {
     checkShapes: shapeChecker(shapes),
   };
 
-  const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => {
-    const s = await loadState(ctx.store, runId);
-    return {
-      runId,
-      status: s.status,
-      seq: s.seq,
-      approvals: Object.values(s.approvals).filter((a) => a.status === "pending"),
-      ...(s.output !== undefined ? { output: s.output } : {}),
-      ...(s.failure !== undefined ? { failure: s.failure } : {}),
-      ...(stopped !== undefined ? { stopped } : {}),
-    };
-  };
+  const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => outcomeOf(await loadState(ctx.store, runId), stopped);
 
   const resume = async (runId: RunId, opts: { signal?: AbortSignalLike } = {}): Promise<RunOutcome> => {
     const session = await Session.open(ctx, runId, opts.signal);
@@ -134,7 +129,7 @@ export function createDriver(options: DriverOptions): Driver {
         throw new DriverError("DRIVER_INVALID", `the task must be JSON: ${e instanceof Error ? e.message : "unknown"}`);
       }
       const runId = opts.runId ?? ids.runId();
-      const first = seal({ v: 1, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
+      const first = seal({ v: 2, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
       await ctx.store.createRun(first);
       return runId;
   };

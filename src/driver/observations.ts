@@ -7,12 +7,19 @@
  */
 import { isIsoagentError } from "../errors.js";
 import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
-import { decodeUtf8Fatal } from "../web.js";
+import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
 import type { Observation } from "../journal/index.js";
 import type { CompiledTool, ResourceRef, ToolError } from "../tools/index.js";
-import { redactJson, type Redactor } from "./redact.js";
+import { anyCleaned, cleanText, type CleanCount } from "./hygiene.js";
+import { capText, resultObservation, type Projection } from "./projection.js";
 
 const contract = (summary: string, next: string, recovery: string): string => `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
+
+/** Text from outside the runtime (a policy's reason, a resource a model named) as a model-facing text shows it: cleaned, one line, cut. */
+function shown(text: string, max = 500): string {
+  const one = cleanText(text).text.replace(/\s+/g, " ").trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
 
 /** The agent called a tool that does not exist. */
 export function unknownToolObservation(name: string, available: readonly string[]): Observation {
@@ -32,7 +39,7 @@ export function invalidArgumentsObservation(text: string): Observation {
 }
 
 function describeResources(resources: readonly ResourceRef[]): string {
-  return resources.length === 0 ? "" : ` for ${resources.map((r) => `\`${r.value}\``).join(", ")}`;
+  return resources.length === 0 ? "" : ` for ${resources.map((r) => `\`${shown(r.value, 300)}\``).join(", ")}`;
 }
 
 /** Policy denied the call. */
@@ -40,7 +47,7 @@ export function policyDeniedObservation(tool: string, resources: readonly Resour
   return {
     type: "denied",
     error: contract(
-      `permission denied: ${tool} is not allowed${describeResources(resources)}${reason === undefined ? "" : ` (${reason})`}.`,
+      `permission denied: ${tool} is not allowed${describeResources(resources)}${reason === undefined ? "" : ` (${shown(reason)})`}.`,
       `Do not call ${tool} with these arguments again.`,
       "If the task cannot be done without it, stop and say which permission is missing.",
     ),
@@ -64,25 +71,44 @@ export function operatorDeniedObservation(tool: string, reason: string | undefin
   return {
     type: "denied",
     error: contract(
-      `permission denied: an operator declined this call to ${tool}${reason === undefined ? "" : ` (${JSON.stringify(reason)})`}.`,
+      `permission denied: an operator declined this call to ${tool}${reason === undefined ? "" : ` (${JSON.stringify(shown(reason))})`}.`,
       "Do not repeat this call.",
       "Continue without it if you can; otherwise stop and say what you needed.",
     ),
   };
 }
 
-/** The tool threw a ToolError: its own model-facing text. */
-export function toolErrorObservation(tool: string, e: ToolError, redact: Redactor): Observation {
+/** The longest [Next: ...] or [Recovery: ...] line a tool's error shows. */
+const GUIDANCE_MAX_CHARS = 1000;
+
+/**
+ * The tool threw a ToolError: its own model-facing text, cleaned, redacted,
+ * and capped as a result is (the summary is cut, so the Next and Recovery
+ * lines always show; the full text is kept as an artifact).
+ */
+export async function toolErrorObservation(tool: string, e: ToolError, p: Projection): Promise<Observation> {
+  const count: CleanCount = { escapes: 0, controls: 0 };
+  const part = (text: unknown, fallback: string, max?: number): string => {
+    const r = cleanText(typeof text === "string" ? text : fallback);
+    count.escapes += r.escapes;
+    count.controls += r.controls;
+    const t = p.redact(r.text);
+    return max !== undefined && t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  };
+  const summary = part(e.summary, "the tool failed");
+  const next = part(e.next, `Fix what the error names, then call ${tool} again.`, GUIDANCE_MAX_CHARS);
+  const recovery = part(e.recovery, "If the same error comes back, stop and report it instead of retrying.", GUIDANCE_MAX_CHARS);
+  const cleaned = anyCleaned(count) ? { cleaned: { ...count } } : {};
+  const full = contract(summary, next, recovery);
+  const rest = encodeUtf8(contract("", next, recovery)).length;
+  const budget = Math.max(256, p.policy.maxVisibleBytes - rest);
+  const capped = await capText(summary, budget, "head", p.policy.keepFull, p.store, "error text", encodeUtf8(full));
   return {
     type: "tool_error",
     failure: "error",
-    error: redact(
-      contract(
-        e.summary,
-        e.next ?? `Fix what the error names, then call ${tool} again.`,
-        e.recovery ?? "If the same error comes back, stop and report it instead of retrying.",
-      ),
-    ),
+    error: contract(capped.text, next, recovery),
+    ...(capped.truncated === undefined ? {} : { truncated: capped.truncated }),
+    ...cleaned,
   };
 }
 
@@ -122,6 +148,18 @@ export function interruptedObservation(tool: CompiledTool<never>): Observation {
   };
 }
 
+/** An operator (or the hook) could not tell whether an interrupted call took effect. */
+export function markUnknownObservation(tool: string, by: string): Observation {
+  return {
+    type: "interrupted",
+    error: contract(
+      `${tool} was interrupted, and whether it took effect is unknown: ${by === "hook" ? "its owner" : "an operator"} could not confirm it either way.`,
+      `Check whether it took effect (read back what it would have changed) before you call ${tool} again.`,
+      "If you cannot check, stop and say that the outcome of this call is unknown.",
+    ),
+  };
+}
+
 /** An operator recorded that an interrupted call failed (or a hook did). */
 export function recordedFailureObservation(tool: string, by: string): Observation {
   return {
@@ -135,13 +173,22 @@ export function recordedFailureObservation(tool: string, by: string): Observatio
   };
 }
 
-/** The tool ended the run (abortRun): recorded as its observation. */
-export function abortObservation(tool: string, detail: string, redact: Redactor): Observation {
-  return { type: "tool_error", failure: "error", error: redact(contract(`${tool} stopped the run: ${detail}`, "None: the run is over.", "None.")) };
+/** The longest detail of an abortRun kept. */
+const ABORT_DETAIL_MAX_CHARS = 4096;
+
+/** An abortRun's detail, as it is journaled: cleaned, redacted, cut at 4,096 characters. */
+export function abortDetail(detail: unknown, p: Pick<Projection, "redact">): string {
+  const d = p.redact(cleanText(typeof detail === "string" ? detail : "the tool stopped the run").text);
+  return d.length > ABORT_DETAIL_MAX_CHARS ? `${d.slice(0, ABORT_DETAIL_MAX_CHARS - 1)}…` : d;
 }
 
-/** A tool's content, checked: JSON (or `{}` when empty), or why not. */
-export type CheckedContent = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly observation: Observation };
+/** The tool ended the run (abortRun): recorded as its observation. */
+export function abortObservation(tool: string, detail: string): Observation {
+  return { type: "tool_error", failure: "error", error: contract(`${tool} stopped the run: ${detail}`, "None: the run is over.", "None.") };
+}
+
+/** A tool's content: usable JSON (or `{}` when empty) and its observation, or the invalid_content observation that keeps it. */
+export type ObservedContent = { readonly ok: true; readonly value: JsonValue; readonly observation: Observation } | { readonly ok: false; readonly observation: Observation };
 
 function lossyText(value: unknown): string {
   const seen = new Set<unknown>();
@@ -176,28 +223,57 @@ function base64(bytes: Uint8Array): string {
 }
 
 /**
- * A tool's return value as content. Usable JSON passes (empty becomes `{}`);
+ * A tool's return value as content and its observation. Usable JSON passes
+ * (empty becomes `{}`) and is shown as {@link resultObservation} shows it;
  * anything else is kept, not dropped: a `tool_error` with failure
  * `invalid_content`, the bytes as text (base64 under `content_base64` when
- * they are not UTF-8) beside the reason.
+ * they are not UTF-8) beside the reason, cleaned, redacted and capped like a
+ * result, the full bytes kept as an artifact.
  */
-export function checkContent(tool: string, value: unknown, redact: Redactor): CheckedContent {
-  if (value === undefined) return { ok: true, value: {} };
-  let reason: string;
-  let kept: { content: string } | { content_base64: string };
-  if (value instanceof Uint8Array) {
-    if (value.length === 0) return { ok: true, value: {} };
-    const r = tryParseJson(value);
-    if (r.ok) return { ok: true, value: redactJson(r.value, redact) };
-    reason = r.error.message;
-    kept = r.error.code === "JSON_INVALID_UTF8" ? { content_base64: base64(value) } : { content: redact(decodeUtf8Fatal(value)) };
+export async function observeContent(tool: string, value: unknown, p: Projection): Promise<ObservedContent> {
+  let content: JsonValue | undefined;
+  let reason = "";
+  let raw: Uint8Array | undefined;
+  let text: string | undefined;
+  if (value === undefined) content = {};
+  else if (value instanceof Uint8Array) {
+    if (value.length === 0) content = {};
+    else {
+      const r = tryParseJson(value);
+      if (r.ok) content = r.value;
+      else {
+        reason = r.error.message;
+        raw = value;
+        if (r.error.code !== "JSON_INVALID_UTF8") text = decodeUtf8Fatal(value);
+      }
+    }
   } else {
     try {
-      return { ok: true, value: redactJson(cloneJson(value), redact) };
+      content = cloneJson(value);
     } catch (e) {
       if (!isIsoagentError(e)) throw e;
       reason = e.message;
-      kept = { content: redact(lossyText(value)) };
+      text = lossyText(value);
+    }
+  }
+  if (content !== undefined) return { ok: true, ...(await resultObservation(content, p)) };
+  const max = p.policy.maxVisibleBytes;
+  let kept: { content: string } | { content_base64: string };
+  let truncated: Awaited<ReturnType<typeof capText>>["truncated"];
+  let cleaned: CleanCount | undefined;
+  if (text !== undefined) {
+    const c = cleanText(text);
+    if (anyCleaned(c)) cleaned = { escapes: c.escapes, controls: c.controls };
+    const capped = await capText(p.redact(c.text), max, "head", p.policy.keepFull, p.store, "content", raw);
+    kept = { content: capped.text };
+    truncated = capped.truncated;
+  } else {
+    const bytes = raw!;
+    const shownBytes = bytes.length > max ? bytes.subarray(0, Math.floor(max / 4) * 3) : bytes;
+    kept = { content_base64: base64(shownBytes) };
+    if (shownBytes.length < bytes.length) {
+      const artifact = p.policy.keepFull ? (await p.store.putArtifact(bytes)).sha256 : "";
+      truncated = { strategy: "head", totalBytes: bytes.length, shownBytes: shownBytes.length, artifact };
     }
   }
   return {
@@ -212,6 +288,8 @@ export function checkContent(tool: string, value: unknown, redact: Redactor): Ch
       ),
       ...kept,
       reason,
+      ...(truncated === undefined ? {} : { truncated }),
+      ...(cleaned === undefined ? {} : { cleaned }),
     },
   };
 }

@@ -6,12 +6,12 @@
  */
 import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
-import { apply, sealAll, TERMINAL_STATUSES, type ApprovalState, type Resolution, type RunState, type UnsealedEvent } from "../journal/index.js";
+import { apply, JOURNAL_VERSION, sealAll, TERMINAL_STATUSES, type ApprovalState, type Resolution, type RunState, type UnsealedEvent } from "../journal/index.js";
 import { isIsoagentError } from "../errors.js";
-import type { DriverContext } from "./context.js";
+import { shapeHash, type DriverContext } from "./context.js";
 import { loadState } from "./load.js";
-import { checkContent, operatorDeniedObservation, recordedFailureObservation } from "./observations.js";
-import { resultObservation } from "./projection.js";
+import { observeContent, operatorDeniedObservation } from "./observations.js";
+import { settled } from "./recovery.js";
 import { DriverError } from "./types.js";
 
 /** An operator's answer to an approval request. */
@@ -25,7 +25,13 @@ export interface ApprovalAnswer {
   readonly answer?: string | undefined;
 }
 
-/** How an operator settles an interrupted side effect. */
+/**
+ * How an operator settles an interrupted side effect: `run_again` (same
+ * idempotency key), `record_result` (it took effect; `content` is its
+ * result), `record_failure` (it is known not to have taken effect),
+ * `mark_unknown` (nobody can tell; the model is told to check before
+ * repeating).
+ */
 export interface Settlement extends ApprovalAnswer {
   readonly resolution: Resolution;
   /** The call's result, for record_result. */
@@ -75,13 +81,33 @@ export async function operatorAppend(ctx: DriverContext, runId: RunId, build: (s
   }
 }
 
-const base = (ctx: DriverContext) => ({ v: 1 as const, at: ctx.clock.now() });
+const base = (ctx: DriverContext) => ({ v: JOURNAL_VERSION, at: ctx.clock.now() });
+
+/**
+ * Refuses to let an answer approve what the driver would not run as asked:
+ * a request for another shape of the tool, or one asked under another
+ * policy (the session asks again under the current one).
+ */
+function checkCurrent(ctx: DriverContext, state: RunState, a: ApprovalState): void {
+  const r = a.request;
+  const entry = ctx.tools.get(r.tool);
+  if (r.toolShape !== undefined && (entry === undefined || shapeHash(entry.compiled) !== r.toolShape)) {
+    throw new DriverError("TOOL_SHAPE_CHANGED", `approval ${a.approvalId} of run ${state.runId} was asked for another shape of tool "${r.tool}" than this driver has (register tools conditionally; never change a tool's shape under a live run)`);
+  }
+  if (r.kind === "call" && r.policyVersion !== ctx.policyVersion) {
+    throw new DriverError(
+      "APPROVAL_STALE",
+      `approval ${a.approvalId} of run ${state.runId} was asked under policy ${JSON.stringify(r.policyVersion ?? "(none)")}, and the policy is now ${JSON.stringify(ctx.policyVersion ?? "(none)")}: the call will be decided again when the run is driven`,
+    );
+  }
+}
 
 /** Approves: a call may start; an interrupted side effect is run again. */
 export async function approve(ctx: DriverContext, runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<RunState> {
   const by = checkBy(answer.by);
   return operatorAppend(ctx, runId, async (state) => {
     const a = pendingApproval(state, approvalId, answer.requestHash);
+    checkCurrent(ctx, state, a);
     const given = checkAnswer(a, answer.answer);
     const resolved: UnsealedEvent = {
       ...base(ctx),
@@ -95,41 +121,63 @@ export async function approve(ctx: DriverContext, runId: RunId, approvalId: Appr
     };
     if (a.request.kind === "call") return [resolved];
     const { step, callId, attempt } = a.request;
-    return [resolved, { ...base(ctx), type: "call.reconciled", step, callId, attempt, resolution: "run_again", by }];
+    return [resolved, { ...base(ctx), type: "call.reconciled", step, callId, attempt, resolution: "run_again", by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) }];
   });
-}
-
-/** Denies: a call is refused (the agent is told); an interrupted side effect is recorded as not having taken effect. */
-export async function deny(ctx: DriverContext, runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<RunState> {
-  return settle(ctx, runId, approvalId, { ...answer, resolution: "record_failure" });
 }
 
 /**
- * Settles an approval: for a call, record_failure is a denial and anything
- * else an approval; for an interrupted side effect, the resolution is
- * journaled as the operator's reconciliation.
+ * Denies: a call is refused (the agent is told an operator declined it). An
+ * interrupted side effect is marked unknown: a denial says the operator
+ * would not run it again, not that it did not happen, so the model is told
+ * to check before repeating it.
  */
-export async function settle(ctx: DriverContext, runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<RunState> {
+export async function deny(ctx: DriverContext, runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<RunState> {
   const by = checkBy(answer.by);
   return operatorAppend(ctx, runId, async (state) => {
     const a = pendingApproval(state, approvalId, answer.requestHash);
-    const { step, callId, attempt, tool } = a.request;
-    const decision = answer.resolution === "record_failure" ? "deny" : "approve";
-    const resolved: UnsealedEvent = { ...base(ctx), type: "approval.resolved", approvalId, requestHash: a.requestHash, decision, by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
-    if (a.request.kind === "call") {
-      if (decision === "approve") return [resolved];
-      return [resolved, { ...base(ctx), type: "call.rejected", step, callId, observation: operatorDeniedObservation(tool, answer.reason) }];
-    }
-    if (answer.resolution === "run_again") return [resolved, { ...base(ctx), type: "call.reconciled", step, callId, attempt, resolution: "run_again", by }];
-    if (answer.resolution === "record_failure") {
-      return [resolved, { ...base(ctx), type: "call.reconciled", step, callId, attempt, resolution: "record_failure", by, observation: recordedFailureObservation(tool, by) }];
-    }
-    const entry = ctx.tools.get(tool);
-    if (entry === undefined) throw new DriverError("DRIVER_INVALID", `this driver has no tool ${tool} to record a result for`);
-    const content = checkContent(tool, answer.content, ctx.redact);
-    const observation = content.ok ? await resultObservation(content.value, entry.compiled.outputPolicy, ctx.store) : content.observation;
-    return [resolved, { ...base(ctx), type: "call.reconciled", step, callId, attempt, resolution: "record_result", by, observation }];
+    if (a.request.kind === "interrupted_side_effect") return settlement(ctx, a, { ...answer, by, resolution: "mark_unknown" });
+    const { step, callId, tool } = a.request;
+    const resolved: UnsealedEvent = { ...base(ctx), type: "approval.resolved", approvalId, requestHash: a.requestHash, decision: "deny", by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+    return [resolved, { ...base(ctx), type: "call.rejected", step, callId, observation: operatorDeniedObservation(tool, answer.reason) }];
   });
+}
+
+const RESOLUTIONS: readonly Resolution[] = ["run_again", "record_result", "record_failure", "mark_unknown"];
+
+/**
+ * Settles an interrupted side effect with an explicit resolution, journaled
+ * as the operator's reconciliation. Only an `interrupted_side_effect`
+ * approval can be settled (APPROVAL_NOT_RECONCILABLE otherwise: a call's
+ * approval is approved or denied, never "recorded").
+ */
+export async function settle(ctx: DriverContext, runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<RunState> {
+  const by = checkBy(answer.by);
+  if (!RESOLUTIONS.includes(answer.resolution)) throw new DriverError("DRIVER_INVALID", `resolution must be run_again, record_result, record_failure or mark_unknown, not ${JSON.stringify(answer.resolution)}`);
+  return operatorAppend(ctx, runId, async (state) => {
+    const a = pendingApproval(state, approvalId, answer.requestHash);
+    if (a.request.kind !== "interrupted_side_effect") {
+      throw new DriverError("APPROVAL_NOT_RECONCILABLE", `approval ${approvalId} of run ${state.runId} asks to approve a call, not to reconcile an interrupted side effect: approve or deny it`);
+    }
+    if (answer.resolution === "run_again") checkCurrent(ctx, state, a);
+    return settlement(ctx, a, { ...answer, by });
+  });
+}
+
+/** The events of an operator's reconciliation of an interrupted side effect. */
+async function settlement(ctx: DriverContext, a: ApprovalState, answer: Settlement): Promise<UnsealedEvent[]> {
+  const { step, callId, attempt, tool } = a.request;
+  const { by, resolution } = answer;
+  const reason = answer.reason === undefined ? {} : { reason: answer.reason };
+  const decision = resolution === "run_again" || resolution === "record_result" ? "approve" : "deny";
+  const resolved: UnsealedEvent = { ...base(ctx), type: "approval.resolved", approvalId: a.approvalId, requestHash: a.requestHash, decision, by, ...reason };
+  const reconciled = { ...base(ctx), type: "call.reconciled" as const, step, callId, attempt, resolution, by, ...reason };
+  if (resolution !== "record_result") return [resolved, { ...reconciled, ...settled(resolution, tool, by) }];
+  const entry = ctx.tools.get(tool);
+  if (entry === undefined) throw new DriverError("DRIVER_INVALID", `this driver has no tool ${tool} to record a result for`);
+  if (answer.content === undefined) throw new DriverError("DRIVER_INVALID", "record_result needs the call's result as content");
+  const observed = await observeContent(tool, answer.content, { redact: ctx.redact, store: ctx.store, policy: entry.compiled.outputPolicy });
+  if (!observed.ok) throw new DriverError("DRIVER_INVALID", "the content to record is not JSON");
+  return [resolved, { ...reconciled, observation: observed.observation }];
 }
 
 /** Cancels a run. A call in flight is not recalled: its outcome is appended later, as late. */

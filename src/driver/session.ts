@@ -10,81 +10,28 @@
  * the session stops. A read_only call's outcome rides with the next
  * decision, so a read-only step costs one append.
  */
-import type { AgentDecision } from "../agents/index.js";
-import { AgentError } from "../agents/index.js";
+import { AgentError, type AgentDecision } from "../agents/index.js";
 import { isIsoagentError } from "../errors.js";
-import { parseCallId, type ApprovalId, type CallId, type RunId } from "../ids.js";
-import { cloneJson, hashJsonSync, type JsonValue } from "../json/index.js";
-import {
-  apply,
-  JournalError,
-  seal,
-  TERMINAL_STATUSES,
-  type ApprovalRequest,
-  type CallState,
-  type DecidedCall,
-  type JournalEvent,
-  type Observation,
-  type RunState,
-  type UnsealedEvent,
-} from "../journal/index.js";
-import { strictest } from "../policy/index.js";
+import type { RunId } from "../ids.js";
+import type { JsonValue } from "../json/index.js";
+import { apply, JournalError, pendingApprovals, seal, TERMINAL_STATUSES, type CallState, type JournalEvent, type RunState, type UnsealedEvent } from "../journal/index.js";
 import { STORE_FAILURE_CODES, StoreError, type Lease, type StoreErrorCode } from "../store/index.js";
-import { isAbortRun, ToolError, type ResourceRef } from "../tools/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
-import type { DriverContext, ToolEntry } from "./context.js";
+import type { DriverContext } from "./context.js";
+import { runTool } from "./execute.js";
+import { Gate, toDecision } from "./gate.js";
+import { idempotencyKey } from "./keys.js";
 import { fullTranscript, loadState } from "./load.js";
-import {
-  abortObservation,
-  checkContent,
-  interruptedObservation,
-  invalidArgumentsObservation,
-  policyDeniedObservation,
-  recordedFailureObservation,
-  resourcesFailedObservation,
-  timeoutObservation,
-  toolErrorObservation,
-  unexpectedErrorObservation,
-  unknownToolObservation,
-} from "./observations.js";
-import { resultObservation } from "./projection.js";
-import { isCrash, type FaultPoint, type Reconciliation, type RunOutcome } from "./types.js";
+import { outcomeOf } from "./outcome.js";
+import { recover } from "./recovery.js";
+import { isCrash, type FaultPoint, type RunOutcome } from "./types.js";
 
 /** Thrown inside a session when its lease is gone: it must stop writing at once. */
 class LeaseLost extends Error {}
 /** Thrown inside a session when the driver's own signal is aborted. */
 class Interrupted extends Error {}
 
-/** What one call's execution produced. */
-interface CallOutcome {
-  readonly observation: Observation;
-  /** The tool's line for a person, for a success. */
-  readonly activity?: string;
-  /** The run ends with this output (a terminal tool's success). */
-  readonly complete?: JsonValue;
-  /** The run fails with reason tool_abort and this detail. */
-  readonly abort?: string;
-  readonly interrupted?: boolean;
-}
-
-const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
-/** The longest preview journaled in an approval request. */
-const PREVIEW_MAX_CHARS = 64 * 1024;
-
-export function idempotencyKey(runId: RunId, step: number, callId: CallId): string {
-  return `${runId}:${step}:${callId}`;
-}
-
-function isToolError(e: unknown): e is ToolError {
-  return e instanceof ToolError || (typeof e === "object" && e !== null && (e as { name?: unknown }).name === "ToolError" && typeof (e as { summary?: unknown }).summary === "string");
-}
-
-function checkResources(value: unknown): readonly ResourceRef[] {
-  if (!Array.isArray(value) || !value.every((r) => typeof r === "object" && r !== null && typeof (r as ResourceRef).kind === "string" && typeof (r as ResourceRef).value === "string")) {
-    throw new TypeError("resources must be an array of { kind, value } strings");
-  }
-  return value.map((r: ResourceRef) => ({ kind: r.kind, value: r.value }));
-}
+export { idempotencyKey };
 
 export class Session {
   private state: RunState;
@@ -95,9 +42,9 @@ export class Session {
   private ended = false;
   private failed: { code: string; message: string } | undefined;
   private lastSnapshot: number;
-  private readonly checkedArgs = new Map<CallId, JsonValue>();
   private readonly agentAbort = newAbortController();
   private cancelRenewal: (() => void) | undefined;
+  private readonly gate: Gate;
 
   private constructor(
     private readonly ctx: DriverContext,
@@ -108,6 +55,7 @@ export class Session {
     this.state = state;
     this.committed = { seq: state.seq, hash: state.hash };
     this.lastSnapshot = state.seq;
+    this.gate = new Gate({ ctx, state: () => this.state, push: (e) => this.push(e) });
   }
 
   /** Takes the run's lease and loads it; null when another driver holds the lease. */
@@ -134,7 +82,7 @@ export class Session {
   }
 
   private event<T extends UnsealedEvent["type"]>(type: T, fields: Omit<Extract<UnsealedEvent, { type: T }>, "type" | "v" | "at">): void {
-    this.push({ v: 1, at: this.ctx.clock.now(), type, ...fields } as unknown as UnsealedEvent);
+    this.push({ v: 2, at: this.ctx.clock.now(), type, ...fields } as unknown as UnsealedEvent);
   }
 
   /**
@@ -211,8 +159,9 @@ export class Session {
   async drive(): Promise<RunOutcome> {
     let stopped: RunOutcome["stopped"];
     // A run that has ended, or waits for an operator, is not touched: no
-    // run.resumed for a resume that cannot move it.
-    if (TERMINAL_STATUSES.has(this.state.status) || this.state.status === "waiting") {
+    // run.resumed for a resume that cannot move it. A wait for an approval
+    // asked under another policy moves: the call is decided again.
+    if (TERMINAL_STATUSES.has(this.state.status) || (this.state.status === "waiting" && !this.gate.hasStale())) {
       await this.ctx.store.releaseLease(this.lease);
       return this.outcome(undefined);
     }
@@ -263,8 +212,9 @@ export class Session {
       }
       const current = this.state.current;
       if (current !== null && !current.done) {
-        for (const call of current.calls) if (call.status === "pending") await this.evaluate(current.step, call);
-        for (const call of current.calls) if (call.status === "started") await this.recover(current.step, call);
+        this.gate.reopenStale();
+        for (const call of current.calls) if (call.status === "pending") await this.gate.evaluate(current.step, call);
+        for (const call of current.calls) if (call.status === "started") await this.recoverCall(current.step, call);
         const runnable = current.calls.filter((c) => c.status === "approved");
         if (runnable.length === 0) {
           if (current.done) continue;
@@ -275,11 +225,12 @@ export class Session {
         await this.execute(current.step, parallel ? runnable : [runnable[0]!]);
         continue;
       }
-      if (this.state.step >= limits.maxSteps) {
+      // 0 means no limit, for every limit.
+      if (limits.maxSteps > 0 && this.state.step >= limits.maxSteps) {
         this.event("run.failed", { reason: "max_steps", detail: `the run reached its limit of ${limits.maxSteps} steps` });
         continue;
       }
-      if (this.state.consecutiveFailures >= limits.maxConsecutiveFailures) {
+      if (limits.maxConsecutiveFailures > 0 && this.state.consecutiveFailures >= limits.maxConsecutiveFailures) {
         this.event("run.failed", { reason: "consecutive_failures", detail: `${this.state.consecutiveFailures} calls in a row failed` });
         continue;
       }
@@ -310,7 +261,7 @@ export class Session {
     }
     this.ctx.progress.clear(this.state.runId);
     if (this.lost) throw new LeaseLost();
-    const normalized = this.normalize(decision, step);
+    const normalized = toDecision(decision, step);
     if (typeof normalized === "string") {
       this.event("run.failed", { reason: "agent_error", detail: `the agent returned a decision the runtime cannot use: ${normalized}` });
       return "ok";
@@ -320,190 +271,26 @@ export class Session {
       this.event("run.completed", { output: normalized.decision.output });
       return "ok";
     }
-    for (const call of this.state.current!.calls) await this.evaluate(step, call);
+    for (const call of this.state.current!.calls) await this.gate.evaluate(step, call);
     return "ok";
-  }
-
-  /** The agent's answer as a journal decision (call ids assigned), or why it cannot be one. */
-  private normalize(d: AgentDecision, step: number): { decision: import("../journal/index.js").Decision } | string {
-    if (typeof d !== "object" || d === null) return "not an object";
-    const text = typeof d.text === "string" ? { text: d.text } : {};
-    if (d.kind === "final") {
-      try {
-        return { decision: { kind: "final", output: cloneJson(d.output === undefined ? null : d.output), ...text } };
-      } catch (e) {
-        return `its output is not JSON (${e instanceof Error ? e.message : "unknown"})`;
-      }
-    }
-    if (d.kind !== "calls" || !Array.isArray(d.calls) || d.calls.length === 0) return 'it is neither "final" nor a non-empty list of calls';
-    const seen = new Set<string>();
-    const calls: DecidedCall[] = [];
-    for (let k = 0; k < d.calls.length; k++) {
-      const c = d.calls[k]!;
-      if (typeof c !== "object" || c === null || typeof c.name !== "string" || typeof c.args !== "string") return `call ${k + 1} needs a name and raw argument text`;
-      const id = c.callId === undefined ? `s${step}c${k + 1}` : c.callId;
-      if (typeof id !== "string" || !ID_PATTERN.test(id) || seen.has(id)) return `call ${k + 1} has a missing, malformed or repeated id`;
-      seen.add(id);
-      calls.push({ callId: parseCallId(id), name: c.name, args: c.args });
-    }
-    return { decision: { kind: "calls", calls, ...text } };
-  }
-
-  // ---- one call: check, policy, approval --------------------------------------
-
-  private async evaluate(step: number, call: CallState): Promise<void> {
-    const entry = this.ctx.tools.get(call.name);
-    if (entry === undefined) {
-      this.event("call.rejected", { step, callId: call.callId, observation: unknownToolObservation(call.name, this.ctx.exposedNames) });
-      return;
-    }
-    const checked = entry.compiled.check(call.args);
-    if (!checked.valid) {
-      this.event("call.rejected", { step, callId: call.callId, observation: invalidArgumentsObservation(checked.text) });
-      return;
-    }
-    this.checkedArgs.set(call.callId, checked.args);
-    let resources: readonly ResourceRef[];
-    try {
-      resources = checkResources(entry.compiled.resources?.(checked.args as never) ?? []);
-    } catch (e) {
-      // A tool refuses arguments it can tell are wrong (a path outside its
-      // workspace) as it works out what they touch: before policy, approval
-      // and any effect, in its own words.
-      if (isToolError(e)) {
-        this.event("call.rejected", { step, callId: call.callId, observation: toolErrorObservation(call.name, e, this.ctx.redact) });
-        return;
-      }
-      this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined" });
-      this.event("call.rejected", { step, callId: call.callId, observation: resourcesFailedObservation(call.name) });
-      return;
-    }
-    let decided: { permission: "allow" | "ask" | "deny"; reason?: string | undefined };
-    try {
-      decided = this.ctx.policy({ tool: call.name, sideEffect: entry.compiled.sideEffect, args: checked.args, resources });
-    } catch {
-      decided = { permission: "deny", reason: "the policy failed" };
-    }
-    const permission = strictest(entry.compiled.permission, decided.permission);
-    const fromPolicy = permission !== entry.compiled.permission;
-    const reason = fromPolicy ? decided.reason : undefined;
-    this.event("call.permission", { step, callId: call.callId, permission, source: fromPolicy ? "policy" : "spec", ...(reason === undefined ? {} : { reason }) });
-    if (permission === "deny") {
-      this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
-    } else if (permission === "ask") {
-      const preview = await this.previewOf(entry, checked.args);
-      if (preview instanceof ToolError) {
-        // The tool can already tell the call would fail: nobody is asked.
-        this.event("call.rejected", { step, callId: call.callId, observation: toolErrorObservation(call.name, preview, this.ctx.redact) });
-        return;
-      }
-      this.requestApproval("call", step, call, entry, checked.args, resources, preview);
-    }
-  }
-
-  /** The tool's preview of a call, under its timeout; left out when it fails; a ToolError it throws refuses the call. */
-  private async previewOf(entry: ToolEntry, args: JsonValue): Promise<string | undefined | ToolError> {
-    const preview = entry.compiled.preview;
-    if (preview === undefined) return undefined;
-    const controller = newAbortController();
-    let cancelTimer = (): void => {};
-    try {
-      const text = await new Promise<unknown>((resolve, reject) => {
-        cancelTimer = after(entry.compiled.timeoutMs, () => {
-          controller.abort(new Error("timeout"));
-          reject(new Error("timeout"));
-        });
-        Promise.resolve()
-          .then(() => preview(args as never, { signal: controller.signal }))
-          .then(resolve, reject);
-      });
-      if (typeof text !== "string") return undefined;
-      const redacted = this.ctx.redact(text);
-      return redacted.length <= PREVIEW_MAX_CHARS ? redacted : `${redacted.slice(0, PREVIEW_MAX_CHARS)}\n… (the preview was cut at ${PREVIEW_MAX_CHARS} characters)`;
-    } catch (e) {
-      if (isCrash(e)) throw e;
-      return isToolError(e) ? e : undefined;
-    } finally {
-      cancelTimer();
-    }
-  }
-
-  private requestApproval(kind: ApprovalRequest["kind"], step: number, call: CallState, entry: ToolEntry, args: JsonValue, resources: readonly ResourceRef[], preview?: string): void {
-    const request: ApprovalRequest = {
-      kind,
-      runId: this.state.runId,
-      step,
-      callId: call.callId,
-      attempt: kind === "call" ? call.attempt + 1 : call.attempt,
-      tool: call.name,
-      args,
-      argsHash: hashJsonSync(args),
-      sideEffect: entry.compiled.sideEffect,
-      resources,
-      ...(preview === undefined ? {} : { preview }),
-      ...(kind === "call" && entry.compiled.wantsAnswer ? { wantsAnswer: true as const } : {}),
-    };
-    const approvalId = `apr.${step}.${call.callId}.${Object.keys(this.state.approvals).length + 1}` as ApprovalId;
-    this.event("approval.requested", { approvalId, request, requestHash: hashJsonSync(request) });
-  }
-
-  /** The checked arguments of a call (re-checked after a restart: the check is deterministic). */
-  private argsOf(call: CallState, entry: ToolEntry): JsonValue {
-    const cached = this.checkedArgs.get(call.callId);
-    if (cached !== undefined) return cached;
-    const r = entry.compiled.check(call.args);
-    if (!r.valid) throw new JournalError("JOURNAL_INVALID", `call ${call.callId} was started with arguments its tool refuses`);
-    this.checkedArgs.set(call.callId, r.args);
-    return r.args;
   }
 
   // ---- recovery ------------------------------------------------------------------
 
-  /** A call started and never finished (a crash, a lost lease): its outcome is unknown. */
-  private async recover(step: number, call: CallState): Promise<void> {
-    const entry = this.ctx.tools.get(call.name)!;
-    const base = { step, callId: call.callId, attempt: call.attempt };
-    if (entry.compiled.sideEffect === "read_only") {
-      this.event("call.reconciled", { ...base, resolution: "run_again", by: "runtime" });
-      return;
-    }
-    const args = this.argsOf(call, entry);
-    let answer: Reconciliation = { action: "ask_operator" };
-    if (this.ctx.reconcile !== undefined) {
-      try {
-        answer = await this.ctx.reconcile({
-          runId: this.state.runId,
-          step,
-          callId: call.callId,
-          tool: call.name,
-          sideEffect: entry.compiled.sideEffect,
-          args,
-          attempt: call.attempt,
-          idempotencyKey: call.idempotencyKey ?? idempotencyKey(this.state.runId, step, call.callId),
-        });
-      } catch (e) {
-        if (isCrash(e)) throw e;
-        answer = { action: "ask_operator" };
-      }
-      if (this.lost) throw new LeaseLost();
-      if (answer.action === "record_result") {
-        const content = checkContent(call.name, answer.content, this.ctx.redact);
-        const observation = content.ok ? await resultObservation(content.value, entry.compiled.outputPolicy, this.ctx.store) : content.observation;
-        this.event("call.reconciled", { ...base, resolution: "record_result", by: "hook", observation });
-        return;
-      }
-      if (answer.action === "record_failure") {
-        this.event("call.reconciled", { ...base, resolution: "record_failure", by: "hook", observation: recordedFailureObservation(call.name, "hook") });
-        return;
-      }
-      if (answer.action === "run_again") {
-        this.event("call.reconciled", { ...base, resolution: "run_again", by: "hook" });
-        return;
-      }
-      this.event("call.reconciled", { ...base, resolution: "ask_operator", by: "hook" });
-    }
-    const resources = checkResourcesSafe(entry, args);
-    this.requestApproval("interrupted_side_effect", step, call, entry, args, resources);
+  private recoverCall(step: number, call: CallState): Promise<void> {
+    return recover(
+      {
+        ctx: this.ctx,
+        gate: this.gate,
+        runId: () => this.state.runId,
+        event: (type, fields) => this.event(type, fields as never),
+        checkLease: () => {
+          if (this.lost) throw new LeaseLost();
+        },
+      },
+      step,
+      call,
+    );
   }
 
   // ---- execution ---------------------------------------------------------------------
@@ -530,7 +317,8 @@ export class Session {
     // A side effect waits until its start is durable, on stores that confirm later.
     if (this.ctx.store.confirm !== undefined && starts.some((s) => s.entry.compiled.sideEffect !== "read_only")) await this.ctx.store.confirm();
     for (const s of starts) await this.fault("after_start_append", step, s.call);
-    const outcomes = await Promise.all(starts.map((s) => this.runTool(step, s.call, s.attempt, s.key, s.entry)));
+    const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal };
+    const outcomes = await Promise.all(starts.map((s) => runTool({ ...x, answer: this.answerFor(s.call, s.attempt) }, step, s.call, s.attempt, s.key, s.entry)));
     if (this.lost) throw new LeaseLost();
     let flushNow = false;
     let interrupted = false;
@@ -557,101 +345,16 @@ export class Session {
     if (faults !== undefined) await faults.at(point, { runId: this.state.runId, step, callId: call.callId, tool: call.name });
   }
 
-  private async runTool(step: number, call: CallState, attempt: number, key: string, entry: ToolEntry): Promise<CallOutcome> {
-    const tool = entry.compiled;
-    const args = this.argsOf(call, entry);
-    const controller = newAbortController();
-    let timedOut = false;
-    let cancelTimer = (): void => {};
-    const onDriverAbort = (): void => controller.abort(new Error("interrupted"));
-    this.signal?.addEventListener("abort", onDriverAbort, { once: true });
-    if (this.signal?.aborted === true) onDriverAbort();
-    type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-    let raw: Raw;
-    try {
-      let returned: unknown;
-      try {
-        returned = controller.signal.aborted
-          ? undefined
-          : entry.tool.call(args as never, {
-              runId: this.state.runId,
-              step,
-              callId: call.callId,
-              attempt,
-              idempotencyKey: key,
-              fencingToken: this.lease.token,
-              signal: controller.signal,
-              ...(tool.wantsAnswer ? this.answerFor(call, attempt) : {}),
-            });
-      } catch (error) {
-        returned = Promise.reject(error);
-      }
-      if (controller.signal.aborted) raw = { kind: "aborted" };
-      else if (typeof (returned as { then?: unknown } | null)?.then !== "function") {
-        // A tool that answered synchronously cannot be interrupted: no timer.
-        raw = { kind: "value", value: returned };
-      } else {
-        cancelTimer = after(tool.timeoutMs, () => {
-          timedOut = true;
-          controller.abort(new Error("timeout"));
-        });
-        raw = await new Promise<Raw>((resolve) => {
-          controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
-          if (controller.signal.aborted) resolve({ kind: "aborted" });
-          (returned as Promise<unknown>).then(
-            (value) => resolve({ kind: "value", value }),
-            (error: unknown) => resolve({ kind: "error", error }),
-          );
-        });
-      }
-    } finally {
-      cancelTimer();
-      this.signal?.removeEventListener("abort", onDriverAbort);
-    }
-    const redact = this.ctx.redact;
-    switch (raw.kind) {
-      case "aborted":
-        return timedOut ? { observation: timeoutObservation(tool) } : { observation: interruptedObservation(tool), interrupted: true };
-      case "error": {
-        const e = raw.error;
-        if (isCrash(e)) throw e;
-        if (isAbortRun(e)) return { observation: abortObservation(tool.name, redact(e.detail), redact), abort: redact(e.detail) };
-        if (isToolError(e)) return { observation: toolErrorObservation(tool.name, e, redact) };
-        return { observation: unexpectedErrorObservation(tool.name) };
-      }
-      case "value": {
-        const content = checkContent(tool.name, raw.value, redact);
-        if (!content.ok) return { observation: content.observation };
-        const observation = await resultObservation(content.value, tool.outputPolicy, this.ctx.store);
-        const activity = this.activityOf(tool, args, content.value);
-        return { observation, ...(activity === undefined ? {} : { activity }), ...(tool.terminal ? { complete: content.value } : {}) };
-      }
-    }
-  }
-
   /** What a person answered when approving this call (the latest answer, for an attempt run again after a crash). */
-  private answerFor(call: CallState, attempt: number): { answer?: { text: string; by: string } } {
-    let found: { answer?: { text: string; by: string } } = {};
+  private answerFor(call: CallState, attempt: number): { text: string; by: string } | undefined {
+    let found: { text: string; by: string } | undefined;
     for (const a of Object.values(this.state.approvals)) {
       const r = a.request;
       if (r.kind === "call" && r.step === this.state.current?.step && r.callId === call.callId && r.attempt <= attempt && a.status === "approved" && a.answer !== undefined) {
-        found = { answer: { text: a.answer, by: a.by ?? "" } };
+        found = { text: a.answer, by: a.by ?? "" };
       }
     }
     return found;
-  }
-
-  /** The tool's activity line for a success: redacted, one line, at most 200 characters; left out when it fails. */
-  private activityOf(tool: ToolEntry["compiled"], args: JsonValue, result: JsonValue): string | undefined {
-    if (tool.activity === undefined) return undefined;
-    try {
-      const line = tool.activity(args as never, result);
-      if (typeof line !== "string" || line.trim() === "") return undefined;
-      const one = this.ctx.redact(line).replace(/\s+/g, " ").trim();
-      return one.length > 200 ? `${one.slice(0, 199)}…` : one;
-    } catch {
-      return undefined;
-    }
   }
 
   // ---- lease -------------------------------------------------------------------------
@@ -681,26 +384,7 @@ export class Session {
   }
 
   private outcome(stopped: RunOutcome["stopped"]): RunOutcome {
-    const s = this.state;
-    const approvals = Object.values(s.approvals).filter((a) => a.status === "pending");
-    return {
-      runId: s.runId,
-      status: s.status,
-      seq: s.seq,
-      approvals,
-      ...(s.output !== undefined ? { output: s.output } : {}),
-      ...(s.failure !== undefined ? { failure: s.failure } : {}),
-      ...(stopped !== undefined ? { stopped } : {}),
-      ...(this.failed !== undefined ? { error: this.failed } : {}),
-    };
-  }
-}
-
-function checkResourcesSafe(entry: ToolEntry, args: JsonValue): readonly ResourceRef[] {
-  try {
-    return checkResources(entry.compiled.resources?.(args as never) ?? []);
-  } catch {
-    return [];
+    return outcomeOf(this.state, stopped, this.failed);
   }
 }
 

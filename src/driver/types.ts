@@ -6,37 +6,11 @@ import type { JsonValue } from "../json/index.js";
 import type { ApprovalState, Limits, RunStatus } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
 import type { Store } from "../store/index.js";
-import type { SideEffect, Tool } from "../tools/index.js";
+import type { ReconcileHook, Tool } from "../tools/index.js";
+export type { InterruptedCall, ReconcileHook, Reconciliation } from "../tools/index.js";
 
 /** The default limits. */
 export const DEFAULT_LIMITS: Limits = Object.freeze({ maxSteps: 50, maxConsecutiveFailures: 3, runTimeoutMs: 0 });
-
-/** A call whose outcome is unknown after a crash or a lost lease, for the reconcile hook. */
-export interface InterruptedCall {
-  readonly runId: RunId;
-  readonly step: number;
-  readonly callId: CallId;
-  readonly tool: string;
-  readonly sideEffect: SideEffect;
-  readonly args: JsonValue;
-  /** The attempt that was interrupted. */
-  readonly attempt: number;
-  readonly idempotencyKey: string;
-}
-
-/**
- * What became of an interrupted call, as the consumer's reconciliation (or an
- * operator) says: run it again (the same request, same step, same key),
- * record the result it had, record that it failed, or leave it to an operator.
- */
-export type Reconciliation =
-  | { readonly action: "run_again" }
-  | { readonly action: "record_result"; readonly content: JsonValue }
-  | { readonly action: "record_failure" }
-  | { readonly action: "ask_operator" };
-
-/** Decides what became of an interrupted call that is not read_only. A throw means "ask the operator". */
-export type ReconcileHook = (call: InterruptedCall) => Promise<Reconciliation> | Reconciliation;
 
 /** Where the testkit may crash a driver, around a tool's effect. */
 export type FaultPoint = "before_start_append" | "after_start_append" | "after_effect" | "after_finish_append";
@@ -71,8 +45,16 @@ export interface DriverOptions {
   readonly store?: Store | undefined;
   readonly agent: Agent;
   readonly tools: readonly Tool<never, unknown>[];
-  /** Tightens the tools' own permissions. Default: none. */
+  /** Tightens the tools' own permissions. Synchronous; evaluated fail-closed. Default: none. */
   readonly policy?: Policy | undefined;
+  /**
+   * The identity of the policy (a version, a hash of its rules): journaled
+   * with every permission and approval request, and covered by the request's
+   * hash. When it changes, a pending approval, or a call let through and not
+   * yet started, is decided again under the new policy (`call.reopened`),
+   * and an answer to the old request is refused (APPROVAL_STALE).
+   */
+  readonly policyVersion?: string | undefined;
   /** Stamps events. Default: the system clock. */
   readonly clock?: Clock | undefined;
   /** Mints run ids. Default: random UUIDs. */
@@ -109,7 +91,16 @@ export interface RunOutcome {
 }
 
 /** The codes of {@link DriverError}. */
-export type DriverErrorCode = "TOOL_SHAPE_CHANGED" | "APPROVAL_NOT_FOUND" | "APPROVAL_HASH_MISMATCH" | "APPROVAL_NOT_PENDING" | "ANSWER_REQUIRED" | "RUN_NOT_ACTIVE" | "DRIVER_INVALID";
+export type DriverErrorCode =
+  | "TOOL_SHAPE_CHANGED"
+  | "APPROVAL_NOT_FOUND"
+  | "APPROVAL_HASH_MISMATCH"
+  | "APPROVAL_NOT_PENDING"
+  | "APPROVAL_NOT_RECONCILABLE"
+  | "APPROVAL_STALE"
+  | "ANSWER_REQUIRED"
+  | "RUN_NOT_ACTIVE"
+  | "DRIVER_INVALID";
 
 /** A driver's refusal of an operation. */
 export class DriverError extends IsoagentError {

@@ -1,20 +1,21 @@
 /**
  * The journal's events: a versioned discriminated union. A run's state is a
- * pure function of its events (see reduce.ts). Version 1; a new version adds
- * a changelog line in DEVELOPERS.md and a fixture, and old fixtures stay
- * readable.
+ * pure function of its events (see reduce.ts). Version 2 (version 1 journals
+ * stay readable: every v2 change adds an optional field, a resolution or an
+ * event); a new version adds a changelog line in DEVELOPERS.md and fixtures,
+ * and old fixtures stay readable.
  */
 import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { Permission, ResourceRef, SideEffect } from "../tools/index.js";
 
 /** The journal format this code writes. */
-export const JOURNAL_VERSION = 1;
+export const JOURNAL_VERSION = 2 as const;
 
 /** Fields every event has. */
 export interface EventBase {
-  /** Journal format version. */
-  readonly v: 1;
+  /** Journal format version of this event (1 or 2; both are read). */
+  readonly v: 1 | 2;
   /** 1-based position in the run's journal. */
   readonly seq: number;
   /** When the event was written, by the writer's clock (ms since the epoch). */
@@ -25,11 +26,11 @@ export interface EventBase {
   readonly hash: string;
 }
 
-/** Run limits, fixed at creation. */
+/** Run limits, fixed at creation. 0 means no limit, for every limit. */
 export interface Limits {
-  /** Most steps (agent decisions) a run may take. */
+  /** Most steps (agent decisions) a run may take; 0 for no limit. */
   readonly maxSteps: number;
-  /** Most failed calls in a row (tool_error, invalid_decision) before the run fails. */
+  /** Most failed calls in a row (tool_error, invalid_decision) before the run fails; 0 for no limit. */
   readonly maxConsecutiveFailures: number;
   /** Wall-clock budget from creation, in ms; 0 for none. */
   readonly runTimeoutMs: number;
@@ -47,13 +48,29 @@ export type Decision =
   | { readonly kind: "calls"; readonly calls: readonly DecidedCall[]; readonly text?: string }
   | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string };
 
+/** How a model-facing text was cut: the full text is the artifact (empty when it was not kept). */
+export interface Truncation {
+  readonly strategy: "head" | "tail";
+  readonly totalBytes: number;
+  readonly shownBytes: number;
+  readonly artifact: string;
+}
+
+/** What cleaning removed from a model-facing text (v2): terminal escape sequences, and control characters replaced. */
+export interface Cleaning {
+  readonly escapes: number;
+  readonly controls: number;
+}
+
 /** What the agent is shown about a call. Model-facing: nothing run-specific. */
 export type Observation =
   | {
       readonly type: "result";
       readonly content: JsonValue;
       /** Present when the visible content was cut; the full output is the artifact. */
-      readonly truncated?: { readonly strategy: "head" | "tail"; readonly totalBytes: number; readonly shownBytes: number; readonly artifact: string };
+      readonly truncated?: Truncation;
+      /** Present when terminal escapes or control characters were cleaned from it (v2). */
+      readonly cleaned?: Cleaning;
     }
   | {
       readonly type: "tool_error";
@@ -64,6 +81,9 @@ export type Observation =
       readonly content?: string;
       readonly content_base64?: string;
       readonly reason?: string;
+      /** Present when the error text or the kept content was cut (v2). */
+      readonly truncated?: Truncation;
+      readonly cleaned?: Cleaning;
     }
   | { readonly type: "invalid_decision"; readonly error: string }
   | { readonly type: "denied"; readonly error: string }
@@ -86,10 +106,22 @@ export interface ApprovalRequest {
   readonly preview?: string;
   /** The call waits for a person's answer (ask_user): approving it takes one. */
   readonly wantsAnswer?: true;
+  /** The hash of the tool's shape (name, description, schema, side effect) the approval covers (v2). */
+  readonly toolShape?: string;
+  /** The policy identity the application gave the driver when this was asked (v2). */
+  readonly policyVersion?: string;
+  /** For an interrupted side effect: the call's idempotency key, to look for in the outside system (v2). */
+  readonly idempotencyKey?: string;
+  /** Why this is asked (a policy that changed, a reconcile hook's fault), for the operator (v2). */
+  readonly note?: string;
 }
 
-/** How an interrupted side effect is settled. */
-export type Resolution = "run_again" | "record_result" | "record_failure";
+/**
+ * How an interrupted side effect is settled: run it again (same key), it took
+ * effect (with its result), it is known not to have taken effect, or its
+ * outcome is unknown (v2: the model is told to check before repeating).
+ */
+export type Resolution = "run_again" | "record_result" | "record_failure" | "mark_unknown";
 
 export interface RunCreated extends EventBase {
   readonly type: "run.created";
@@ -124,6 +156,8 @@ export interface CallPermission extends EventBase {
   /** "spec" when the tool's own permission decided, "policy" when a policy made it stricter. */
   readonly source: "spec" | "policy";
   readonly reason?: string;
+  /** The policy identity this was decided under (v2, when the application gives one). */
+  readonly policyVersion?: string;
 }
 export interface ApprovalRequested extends EventBase {
   readonly type: "approval.requested";
@@ -168,8 +202,22 @@ export interface CallReconciled extends EventBase {
   readonly resolution: Resolution | "ask_operator";
   /** "hook" for the consumer's reconcile hook, or the operator who answered. */
   readonly by: string;
-  /** The recorded outcome, for record_result and record_failure. */
+  /** The recorded outcome, for record_result, record_failure and mark_unknown. */
   readonly observation?: Observation;
+  /** Why (v2): a hook's fault that sent it to an operator, or the operator's reason. */
+  readonly reason?: string;
+}
+/**
+ * A call let through under an earlier policy (approved, or waiting for an
+ * approval, not started) is decided again (v2): its approval is void, and the
+ * call goes back through the gate.
+ */
+export interface CallReopened extends EventBase {
+  readonly type: "call.reopened";
+  readonly step: number;
+  readonly callId: CallId;
+  /** What changed, for the operator. */
+  readonly reason: string;
 }
 export interface RunCompleted extends EventBase {
   readonly type: "run.completed";
@@ -186,7 +234,7 @@ export interface RunCancelled extends EventBase {
   readonly reason?: string;
 }
 
-/** Every journal event (version 1). */
+/** Every journal event (versions 1 and 2). */
 export type JournalEvent =
   | RunCreated
   | RunResumed
@@ -198,18 +246,13 @@ export type JournalEvent =
   | CallStarted
   | CallFinished
   | CallReconciled
+  | CallReopened
   | RunCompleted
   | RunFailed
   | RunCancelled;
 
 /** An event before it is sealed into the journal (seq, prev and hash are added on append). */
 export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "prev" | "hash"> : never) : never;
-
-/** Every event type. */
-export const EVENT_TYPES: readonly JournalEvent["type"][] = [
-  "run.created", "run.resumed", "step.decided", "call.rejected", "call.permission", "approval.requested",
-  "approval.resolved", "call.started", "call.finished", "call.reconciled", "run.completed", "run.failed", "run.cancelled",
-];
 
 /**
  * Events an operator may append without holding the run's lease (guarded by

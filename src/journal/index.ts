@@ -9,8 +9,8 @@ export { JournalError } from "./errors.js";
 export { eventHash, seal, sealAll, verifyChain } from "./hash.js";
 export {
   apply,
-  cloneState,
   initialState,
+  pendingApprovals,
   reduce,
   TERMINAL_STATUSES,
   type ApprovalState,

@@ -32,6 +32,10 @@ export interface CallState {
   readonly args: string;
   status: CallStatus;
   permission?: Permission;
+  /** The policy identity the permission was decided under (v2). */
+  policyVersion?: string;
+  /** Why the call was decided again, when it was (call.reopened, v2): told to the operator asked next. */
+  reopened?: string;
   /** Attempts started so far (0 before the first). */
   attempt: number;
   idempotencyKey?: string;
@@ -53,7 +57,8 @@ export interface ApprovalState {
   readonly approvalId: ApprovalId;
   readonly request: ApprovalRequest;
   readonly requestHash: string;
-  status: "pending" | "approved" | "denied";
+  /** `voided`: the call was decided again (call.reopened) before it started. */
+  status: "pending" | "approved" | "denied" | "voided";
   by?: string;
   reason?: string;
   /** A person's answer, for a request that wants one. */
@@ -177,6 +182,8 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     case "call.permission": {
       const call = callOf(state, e.step, e.callId, e.seq);
       call.permission = e.permission;
+      if (e.policyVersion === undefined) delete call.policyVersion;
+      else call.policyVersion = e.policyVersion;
       if (e.permission === "allow") call.status = "approved";
       break;
     }
@@ -229,7 +236,21 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     case "call.reconciled": {
       const call = callOf(state, e.step, e.callId, e.seq);
       if (e.resolution === "run_again") call.status = "approved";
-      else if ((e.resolution === "record_result" || e.resolution === "record_failure") && e.observation !== undefined) observe(state, call, e.observation);
+      else if (e.resolution !== "ask_operator" && e.observation !== undefined) observe(state, call, e.observation);
+      break;
+    }
+    case "call.reopened": {
+      const call = callOf(state, e.step, e.callId, e.seq);
+      if (call.status !== "approved" && call.status !== "awaiting_approval") {
+        throw new JournalError("JOURNAL_INVALID", `event ${e.seq} reopens call ${e.callId}, which is ${call.status}`);
+      }
+      const approval = call.approvalId === undefined ? undefined : state.approvals[call.approvalId];
+      if (approval !== undefined && approval.request.kind === "call" && (approval.status === "pending" || approval.status === "approved")) approval.status = "voided";
+      call.status = "pending";
+      call.reopened = e.reason;
+      delete call.approvalId;
+      delete call.permission;
+      delete call.policyVersion;
       break;
     }
     case "run.completed":
@@ -263,7 +284,7 @@ export function reduce(events: readonly JournalEvent[]): RunState {
   return state;
 }
 
-/** A deep copy of a state (for snapshots and for callers that keep one). */
-export function cloneState(state: RunState): RunState {
-  return JSON.parse(JSON.stringify(state)) as RunState;
+/** The approvals of a run still waiting for an answer. */
+export function pendingApprovals(state: RunState): ApprovalState[] {
+  return Object.values(state.approvals).filter((a) => a.status === "pending");
 }

@@ -41,6 +41,15 @@ export interface CompileSchemaOptions {
    * @cfworker/json-schema (for diagnostics and differential tests).
    */
   readonly evaluator?: "auto" | "reference";
+  /**
+   * Applies the rules for a tool's input schema (compileTool sets it): an
+   * `$id` (draft-04: `id`) that names a document, a URL or a path, is
+   * refused with SCHEMA_EXTERNAL_REF, as `$ref` and `$schema` naming one
+   * are; only a fragment (`#name`, draft-06/07) is kept. Without it (the
+   * JSON Schema Test Suite's mode), an embedded `$id` is standard: it
+   * names a resource inside the document, and nothing is ever fetched.
+   */
+  readonly toolSchema?: boolean;
 }
 
 /** A schema that passed every compile-time rule, ready to validate instances. */
@@ -105,7 +114,7 @@ function makeUrl(href: string, base?: string): UrlLike {
 export function compileSchema(input: unknown, options: CompileSchemaOptions = {}): CompiledSchema {
   const value = toJsonSchema(input);
   const draft = draftOf(value, options.defaultDraft ?? DEFAULT_DRAFT);
-  checkKeywords(value, draft);
+  checkKeywords(value, draft, options.toolSchema === true);
   checkAgainstMetaschema(value, draft);
 
   // References are stamped and $dynamicRefs rewritten on a working copy; the
@@ -209,7 +218,8 @@ function draftOf(value: JsonValue, fallback: SchemaDraft): SchemaDraft {
  * would misread, `$schema`s naming another draft, and patterns that are not
  * regular expressions.
  */
-function checkKeywords(root: JsonValue, draft: SchemaDraft): void {
+function checkKeywords(root: JsonValue, draft: SchemaDraft, toolSchema: boolean): void {
+  const idKeyword = draft === "draft-04" ? "id" : "$id";
   const defined = DRAFT_KEYWORDS[draft];
   const unsupported = (pointer: string, why: string): never => {
     throw new SchemaError("SCHEMA_UNSUPPORTED_KEYWORD", `schema uses a keyword the validator cannot evaluate correctly: ${why} (at ${at(pointer)})`, { pointer });
@@ -219,6 +229,14 @@ function checkKeywords(root: JsonValue, draft: SchemaDraft): void {
       if (node[keyword] !== undefined && !defined.has(keyword)) {
         unsupported(`${pointer}/${keyword}`, `${keyword} is not part of ${draftName(draft)}, but the validator would apply it`);
       }
+    }
+    const id = node[idKeyword];
+    if (toolSchema && typeof id === "string" && id !== "" && !id.startsWith("#")) {
+      throw new SchemaError(
+        "SCHEMA_EXTERNAL_REF",
+        `schema refers outside itself: ${idKeyword} ${JSON.stringify(id)} at ${at(pointer)} names a document; a tool schema names none (put shared parts under $defs)`,
+        { pointer: `${pointer}/${idKeyword}`, ref: id },
+      );
     }
     const legacyId = draft === "draft-04" ? "$id" : "id";
     if (typeof node[legacyId] === "string") {

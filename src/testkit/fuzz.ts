@@ -14,6 +14,7 @@ import { compileTool, ToolError, type Tool, type ToolContext } from "../tools/in
 import { parseCallId, parseRunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import { newAbortController } from "../web.js";
+import { allowAll, evaluatePolicy, type Policy } from "../policy/index.js";
 import { sampleMatching } from "./regex-sample.js";
 
 /** How a sample was made. */
@@ -58,6 +59,8 @@ export interface FuzzOptions {
   readonly count?: number;
   /** Call the tool with accepted arguments (default true). Give false for tools with real effects. */
   readonly call?: boolean;
+  /** The policy the tool's `permit` answers by, fail-closed, for what it discovers. Default: allow everything. */
+  readonly policy?: Policy;
 }
 
 /** A deterministic generator (mulberry32). */
@@ -393,6 +396,7 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
       idempotencyKey: `fuzz:${report.reachedTool}`,
       fencingToken: 1,
       signal: controller.signal,
+      permit: (resources) => evaluatePolicy(options.policy ?? allowAll, { tool: compiled.name, sideEffect: compiled.sideEffect, args: verdict.args, resources, stage: "discovered" }),
     };
     try {
       await tool.call(verdict.args as never, ctx);

@@ -172,7 +172,7 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
   }
   let schema: CompiledSchema;
   try {
-    schema = compileSchema(given as JsonSchema | string);
+    schema = compileSchema(given as JsonSchema | string, { toolSchema: true });
   } catch (e) {
     if (!(e instanceof SchemaError) && !isIsoagentError(e)) throw e;
     const code = (e as SchemaError).code;

@@ -7,9 +7,12 @@
 export {
   DEFAULT_OUTPUT_POLICY,
   MAX_TIMEOUT_MS,
+  OPERATIONS,
+  operationOf,
   PERMISSIONS,
   RESERVED_TOOL_NAMES,
   SIDE_EFFECTS,
+  type Operation,
   type OutputPolicy,
   type Permission,
   type ResolvedOutputPolicy,
@@ -21,6 +24,19 @@ export {
 export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolSpecErrorCode } from "./compile.js";
 export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
 export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";
-export { abortRun, AbortRunError, defineTool, isAbortRun, ToolError, type Tool, type ToolContext } from "./tool.js";
+export {
+  abortRun,
+  AbortRunError,
+  defineTool,
+  isAbortRun,
+  isPermissionDenied,
+  permissionDenied,
+  PermissionDeniedError,
+  ToolError,
+  type PermitAnswer,
+  type Tool,
+  type ToolContext,
+} from "./tool.js";
+export { type InterruptedCall, type ReconcileHook, type Reconciliation } from "./reconcile.js";
 export { lineDiff } from "./diff.js";
 export { isStandardSchema, standardJsonSchema, type StandardSchemaLike } from "./standard.js";

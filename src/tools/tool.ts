@@ -1,7 +1,7 @@
 import type { CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { AbortSignalLike } from "../web.js";
-import type { ToolSpec } from "./spec.js";
+import type { Permission, ResourceRef, ToolSpec } from "./spec.js";
 import type { StandardInput, StandardSchemaLike } from "./standard.js";
 
 /** What a tool learns about the call it serves: the only place it learns which run. */
@@ -23,6 +23,29 @@ export interface ToolContext {
   readonly signal: AbortSignalLike;
   /** For a tool that wants an answer: what the person answered when approving this attempt, and who. */
   readonly answer?: { readonly text: string; readonly by: string } | undefined;
+  /**
+   * Asks the run's policy about resources the tool found while it runs (the
+   * files under a folder it lists, a redirect's host), before it reads or
+   * reaches them. What the call declared in `resources()` passed the gate
+   * already and is allowed; anything else is judged by the policy (stage
+   * "discovered"), fail-closed: a policy fault denies. A call that is
+   * already running cannot stop to ask, so a tool treats "ask" like "deny":
+   * it leaves the resource out (and may tell the model to ask for it by
+   * name, in a call of its own).
+   *
+   * @example
+   * ```ts
+   * const shown = files.filter((f) => ctx.permit([{ kind: "path", value: f.path, operation: "read" }]).permission === "allow")
+   * ```
+   */
+  permit(resources: readonly ResourceRef[]): PermitAnswer;
+}
+
+/** The policy's answer about resources a running call found. */
+export interface PermitAnswer {
+  readonly permission: Permission;
+  /** Why, for the operator (a policy's reason, or its fault). */
+  readonly reason?: string | undefined;
 }
 
 /**
@@ -72,6 +95,38 @@ export class ToolError extends Error {
     this.next = options.next;
     this.recovery = options.recovery;
   }
+}
+
+const PERMISSION_DENIED = Symbol.for("isoagent.permissionDenied");
+
+/**
+ * Thrown (via {@link permissionDenied}) by a tool when the policy refused a
+ * resource the call cannot do without (a redirect to a host the policy
+ * denies): the call ends with the same `denied` observation the gate gives.
+ */
+export class PermissionDeniedError extends Error {
+  readonly resources: readonly ResourceRef[];
+  readonly reason: string | undefined;
+  constructor(resources: readonly ResourceRef[], reason?: string) {
+    super("permission denied");
+    this.name = "PermissionDeniedError";
+    this.resources = resources.map((r) => ({ kind: r.kind, value: r.value }));
+    this.reason = reason;
+    Object.defineProperty(this, PERMISSION_DENIED, { value: true });
+  }
+}
+
+/**
+ * Ends the call as denied by policy: `throw permissionDenied(resources, answer.reason)`
+ * after {@link ToolContext.permit} did not allow a resource the call needs.
+ */
+export function permissionDenied(resources: readonly ResourceRef[], reason?: string): PermissionDeniedError {
+  return new PermissionDeniedError(resources, reason);
+}
+
+/** True for a {@link PermissionDeniedError} from any copy of the library. */
+export function isPermissionDenied(e: unknown): e is PermissionDeniedError {
+  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[PERMISSION_DENIED] === true;
 }
 
 const ABORT_RUN = Symbol.for("isoagent.abortRun");

@@ -1,0 +1,138 @@
+/**
+ * Running one call: the tool under its timeout, with the driver's signal,
+ * its `permit` for what it discovers, and its outcome turned into the
+ * observation the agent is shown (cleaned, redacted, capped).
+ */
+import type { JsonValue } from "../json/index.js";
+import type { CallState, Observation } from "../journal/index.js";
+import type { Lease } from "../store/index.js";
+import { isAbortRun, isPermissionDenied } from "../tools/index.js";
+import { after, newAbortController, type AbortSignalLike } from "../web.js";
+import type { DriverContext, ToolEntry } from "./context.js";
+import { isToolError, type Gate } from "./gate.js";
+import { clean } from "./hygiene.js";
+import {
+  abortDetail,
+  abortObservation,
+  interruptedObservation,
+  observeContent,
+  policyDeniedObservation,
+  timeoutObservation,
+  toolErrorObservation,
+  unexpectedErrorObservation,
+} from "./observations.js";
+import { isCrash } from "./types.js";
+
+/** What one call's execution produced. */
+export interface CallOutcome {
+  readonly observation: Observation;
+  /** The tool's line for a person, for a success. */
+  readonly activity?: string;
+  /** The run ends with this output (a terminal tool's success). */
+  readonly complete?: JsonValue;
+  /** The run fails with reason tool_abort and this detail. */
+  readonly abort?: string;
+  readonly interrupted?: boolean;
+}
+
+export interface Execution {
+  readonly ctx: DriverContext;
+  readonly gate: Gate;
+  readonly runId: string;
+  readonly lease: Lease;
+  readonly signal: AbortSignalLike | undefined;
+  /** What a person answered when approving this attempt (for a tool that wants an answer). */
+  readonly answer: { text: string; by: string } | undefined;
+}
+
+type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
+
+/** Runs a call's tool once (this attempt) and observes its outcome. */
+export async function runTool(x: Execution, step: number, call: CallState, attempt: number, key: string, entry: ToolEntry): Promise<CallOutcome> {
+  const tool = entry.compiled;
+  const args = x.gate.argsOf(call, entry);
+  const controller = newAbortController();
+  let timedOut = false;
+  let cancelTimer = (): void => {};
+  const onDriverAbort = (): void => controller.abort(new Error("interrupted"));
+  x.signal?.addEventListener("abort", onDriverAbort, { once: true });
+  if (x.signal?.aborted === true) onDriverAbort();
+  let raw: Raw;
+  try {
+    let returned: unknown;
+    try {
+      returned = controller.signal.aborted
+        ? undefined
+        : entry.tool.call(args as never, {
+            runId: x.runId as never,
+            step,
+            callId: call.callId,
+            attempt,
+            idempotencyKey: key,
+            fencingToken: x.lease.token,
+            signal: controller.signal,
+            permit: x.gate.permitFor(step, call, entry, args),
+            ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
+          });
+    } catch (error) {
+      returned = Promise.reject(error);
+    }
+    if (controller.signal.aborted) raw = { kind: "aborted" };
+    else if (typeof (returned as { then?: unknown } | null)?.then !== "function") {
+      // A tool that answered synchronously cannot be interrupted: no timer.
+      raw = { kind: "value", value: returned };
+    } else {
+      cancelTimer = after(tool.timeoutMs, () => {
+        timedOut = true;
+        controller.abort(new Error("timeout"));
+      });
+      raw = await new Promise<Raw>((resolve) => {
+        controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
+        if (controller.signal.aborted) resolve({ kind: "aborted" });
+        (returned as Promise<unknown>).then(
+          (value) => resolve({ kind: "value", value }),
+          (error: unknown) => resolve({ kind: "error", error }),
+        );
+      });
+    }
+  } finally {
+    cancelTimer();
+    x.signal?.removeEventListener("abort", onDriverAbort);
+  }
+  const p = x.gate.projection(entry);
+  switch (raw.kind) {
+    case "aborted":
+      return timedOut ? { observation: timeoutObservation(tool) } : { observation: interruptedObservation(tool), interrupted: true };
+    case "error": {
+      const e = raw.error;
+      if (isCrash(e)) throw e;
+      if (isAbortRun(e)) {
+        const detail = abortDetail(e.detail, p);
+        return { observation: abortObservation(tool.name, detail), abort: detail };
+      }
+      if (isPermissionDenied(e)) return { observation: policyDeniedObservation(tool.name, e.resources, e.reason) };
+      if (isToolError(e)) return { observation: await toolErrorObservation(tool.name, e, p) };
+      return { observation: unexpectedErrorObservation(tool.name) };
+    }
+    case "value": {
+      const content = await observeContent(tool.name, raw.value, p);
+      if (!content.ok) return { observation: content.observation };
+      const activity = activityOf(x.ctx, entry, args, content.value);
+      return { observation: content.observation, ...(activity === undefined ? {} : { activity }), ...(tool.terminal ? { complete: content.value } : {}) };
+    }
+  }
+}
+
+/** The tool's activity line for a success: cleaned, redacted, one line, at most 200 characters; left out when it fails. */
+function activityOf(ctx: DriverContext, entry: ToolEntry, args: JsonValue, result: JsonValue): string | undefined {
+  const activity = entry.compiled.activity;
+  if (activity === undefined) return undefined;
+  try {
+    const line = activity(args as never, result);
+    if (typeof line !== "string" || line.trim() === "") return undefined;
+    const one = ctx.redact(clean(line)).replace(/\s+/g, " ").trim();
+    return one.length > 200 ? `${one.slice(0, 199)}…` : one;
+  } catch {
+    return undefined;
+  }
+}
