@@ -57,6 +57,8 @@ function describe(e: JournalEvent): string {
       return `call.rejected      ${e.callId}: ${e.observation.type}`;
     case "call.reconciled":
       return `call.reconciled    ${e.callId}: ${e.resolution} by ${e.by}`;
+    case "call.reopened":
+      return `call.reopened      ${e.callId}: ${e.reason}`;
     case "run.completed":
       return `run.completed      output ${JSON.stringify(e.output)}`;
     case "run.failed":

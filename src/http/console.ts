@@ -80,7 +80,8 @@ function describe(e) {
     case "call.started": return e.callId + " attempt " + e.attempt;
     case "call.finished": return e.callId + ": " + (e.activity ? e.activity + " · " : "") + e.observation.type + (e.late ? " (late)" : "");
     case "call.rejected": return e.callId + ": " + e.observation.type;
-    case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by;
+    case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by + (e.reason ? " (" + e.reason + ")" : "");
+    case "call.reopened": return e.callId + ": decided again (" + e.reason + ")";
     case "run.completed": return "output " + JSON.stringify(e.output);
     case "run.failed": return e.reason + ": " + e.detail;
     case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");

@@ -6,7 +6,7 @@
  * contract; the tool's timeout bounds the whole exchange.
  */
 import { enumOf, strictObject, string } from "../schema/index.js";
-import { defineTool, ToolError, type Permission, type Tool } from "../tools/index.js";
+import { defineTool, permissionDenied, ToolError, type Permission, type Tool } from "../tools/index.js";
 import { parseUrl, platformFetch, utf8StreamDecoder, type FetchLike, type FetchResponseLike, type UrlParts } from "../web.js";
 import { htmlToText } from "./html.js";
 import { count } from "./text.js";
@@ -30,6 +30,14 @@ export interface HttpFetchOptions {
 }
 
 const MAX_REDIRECTS = 5;
+
+/** What one request of the tool touches: the host and the address, both reached over the network. */
+function hopResources(url: UrlParts): { kind: string; value: string; operation: "network" }[] {
+  return [
+    { kind: "host", value: url.hostname.toLowerCase(), operation: "network" },
+    { kind: "url", value: url.href, operation: "network" },
+  ];
+}
 
 /** Whether a URL's host is on the allowlist. */
 export function hostAllowed(allow: readonly string[], url: UrlParts): boolean {
@@ -91,7 +99,7 @@ export function httpFetchTool(options: HttpFetchOptions): Tool<{ url: string; me
     timeoutMs: options.timeoutMs ?? 15_000,
     resources: (a) => {
       const url = parseUrl(a.url);
-      return url === undefined ? [] : [{ kind: "host", value: url.hostname.toLowerCase() }, { kind: "url", value: url.href }];
+      return url === undefined ? [] : hopResources(url);
     },
     prompt: {
       snippet: `http_fetch reads a page or an API on the allowed hosts (${allowList}).`,
@@ -135,6 +143,10 @@ export function httpFetchTool(options: HttpFetchOptions): Tool<{ url: string; me
           });
         }
         if (hop >= MAX_REDIRECTS) throw new ToolError(`${a.url} redirects more than ${MAX_REDIRECTS} times`, { next: "Fetch the final address directly." });
+        // Each hop is put to the run's policy before it is reached: the call
+        // was let through for its first address only.
+        const answer = ctx.permit(hopResources(next));
+        if (answer.permission !== "allow") throw permissionDenied(hopResources(next), answer.reason);
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
           method = "GET";
           body = undefined;

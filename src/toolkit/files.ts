@@ -5,15 +5,14 @@
  * by the tests; results are plain, deterministic text; failures are
  * ToolErrors built from validated local context, never from an exception.
  */
-import type { ReconcileHook } from "../driver/index.js";
 import type { JsonValue } from "../json/index.js";
 import { globToRegExp } from "../policy/index.js";
 import { boolean, integer, strictObject, string } from "../schema/index.js";
-import { defineTool, lineDiff, ToolError, type Permission, type Tool } from "../tools/index.js";
+import { defineTool, lineDiff, ToolError, type Permission, type ReconcileHook, type Tool, type ToolContext } from "../tools/index.js";
 import { DEFAULT_ROOT, folderLabel, folderPrefix, resolveFilePath, resolvePath } from "./paths.js";
 import { applyPatchTool } from "./patch.js";
 import { count, decodeText, diffStats, encodeText, eolOf, FILE_MAX_BYTES, LINE_MAX_CHARS, looksBinary, splitLines, TEXT_MAX_BYTES, TEXT_MAX_LINES } from "./text.js";
-import { once, type Workspace } from "./workspace.js";
+import { once, type Workspace, type WorkspaceFile } from "./workspace.js";
 
 export interface WorkspaceToolsOptions {
   /** The root the model is told about (absolute paths under it are accepted). Default "/workspace". */
@@ -21,6 +20,13 @@ export interface WorkspaceToolsOptions {
   /** Permission of write_file, edit_file and apply_patch. Default "ask" (an operator approves each change, seeing its diff). */
   readonly writePermission?: Extract<Permission, "allow" | "ask">;
 }
+
+/**
+ * What a preview (which runs before the call, with no `permit`) may see of a
+ * folder's files when telling a folder from a missing file: nothing, so a
+ * preview never says more than the call itself would.
+ */
+const PREVIEW_SIGHT: Pick<ToolContext, "permit"> = { permit: () => ({ permission: "deny" }) };
 
 /** Files listed by list_files, at most. */
 export const LIST_MAX_FILES = 500;
@@ -30,17 +36,45 @@ export const SEARCH_MAX_RESULTS = 200;
 /** Bytes search_files scans per call, at most. */
 export const SEARCH_MAX_BYTES = 16 * 1024 * 1024;
 
+/** A workspace's files under a prefix that the run's policy lets this call read, and how many it withheld. */
+export async function visibleFiles(ws: Workspace, ctx: Pick<ToolContext, "permit">, prefix: string): Promise<{ files: WorkspaceFile[]; denied: number; asked: number }> {
+  const files: WorkspaceFile[] = [];
+  let denied = 0;
+  let asked = 0;
+  for (const f of await ws.list(prefix)) {
+    // Policy first, for every file, before anything of it is read.
+    const answer = ctx.permit([{ kind: "path", value: f.path, operation: "read" }]).permission;
+    if (answer === "allow") files.push(f);
+    else if (answer === "ask") asked++;
+    else denied++;
+  }
+  return { files, denied, asked };
+}
+
+/** What a listing or a search says of the files policy withheld (never their names). */
+export function withheldNotes(w: { denied: number; asked: number }, what: "shown" | "searched"): string[] {
+  const notes: string[] = [];
+  const verb = what === "shown" ? "they are not shown" : "they were not searched";
+  if (w.denied > 0) notes.push(`[Policy withheld ${count(w.denied, "file")}: ${verb}.]`);
+  if (w.asked > 0) notes.push(`[${count(w.asked, "file")} need${w.asked === 1 ? "s" : ""} an operator's approval to be read, so ${verb}: to read one you know the name of, call read_file with its path.]`);
+  return notes;
+}
+
 const notFound = (path: string): ToolError =>
   new ToolError(`file not found: ${path}`, {
     next: "Call list_files to see which files the folder holds.",
     recovery: "If the file should exist, stop and say it is missing instead of guessing its content.",
   });
 
-/** The file's bytes; a folder or a missing file is a ToolError. */
-export async function readExisting(ws: Workspace, path: string): Promise<Uint8Array> {
+/**
+ * The file's bytes; a folder or a missing file is a ToolError. A folder is
+ * told apart from a missing file only by files the policy lets the call
+ * see, so a folder holding only withheld files reads as missing.
+ */
+export async function readExisting(ws: Workspace, path: string, ctx: Pick<ToolContext, "permit">): Promise<Uint8Array> {
   const bytes = await ws.read(path);
   if (bytes !== undefined) return bytes;
-  if ((await ws.list(`${path}/`)).length > 0) {
+  if ((await visibleFiles(ws, ctx, `${path}/`)).files.length > 0) {
     throw new ToolError(`${path} is a folder, not a file`, { next: `Call list_files with path ${path} to see its files.` });
   }
   throw notFound(path);
@@ -94,15 +128,15 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "read_only",
     parallelSafe: true,
     timeoutMs: 10_000,
-    resources: (a) => [{ kind: "path", value: file(a.path) }],
+    resources: (a) => [{ kind: "path", value: file(a.path), operation: "read" }],
     prompt: {
       snippet: "read_file shows a text file of the workspace with numbered lines.",
       guidelines: ["Read a file before you edit or overwrite it.", "When a result says there is more, read on with the offset it gives."],
     },
     activity: (a) => `Read ${file(a.path)}${a.offset !== undefined && a.offset > 1 ? ` from line ${a.offset}` : ""}`,
-    call: async (a) => {
+    call: async (a, ctx) => {
       const path = file(a.path);
-      const bytes = await readExisting(ws, path);
+      const bytes = await readExisting(ws, path, ctx);
       if (looksBinary(bytes)) return `${path} is a binary file (${count(bytes.length, "byte")}): read_file shows text files only.`;
       if (bytes.length === 0) return `${path} is empty (0 bytes).`;
       const { text, valid } = decodeText(bytes);
@@ -144,7 +178,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "local_mutation",
     permission: writePermission,
     timeoutMs: 20_000,
-    resources: (a) => [{ kind: "path", value: file(a.path) }],
+    resources: (a) => [{ kind: "path", value: file(a.path), operation: "write" }],
     preview: async (a) => {
       const path = file(a.path);
       const before = await ws.read(path);
@@ -195,10 +229,10 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "local_mutation",
     permission: writePermission,
     timeoutMs: 20_000,
-    resources: (a) => [{ kind: "path", value: file(a.path) }],
+    resources: (a) => [{ kind: "path", value: file(a.path), operation: "write" }],
     preview: async (a) => {
       const path = file(a.path);
-      const { before, after } = await planEdit(ws, path, a);
+      const { before, after } = await planEdit(ws, path, a, undefined);
       return lineDiff(path, before, after);
     },
     prompt: {
@@ -209,7 +243,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     call: (a, ctx) =>
       once(ws, ctx.idempotencyKey, async () => {
         const path = file(a.path);
-        const { before, after, places } = await planEdit(ws, path, a);
+        const { before, after, places } = await planEdit(ws, path, a, ctx);
         const bytes = encodeText(after);
         if (bytes.length > FILE_MAX_BYTES) throw tooBig(path, bytes.length);
         const result = `Edited ${path} ${stat(lineDiff(path, before, after))}: ${count(places, "place")} changed.`;
@@ -231,21 +265,25 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "read_only",
     parallelSafe: true,
     timeoutMs: 10_000,
-    resources: (a) => [{ kind: "path", value: folderPrefix(resolvePath(a.path ?? "", root)) || "/" }],
+    resources: (a) => [{ kind: "path", value: folderPrefix(resolvePath(a.path ?? "", root)) || "/", operation: "read" }],
     prompt: { snippet: "list_files shows which files exist; use it before guessing a path." },
     activity: (a) => `List ${folderLabel(resolvePath(a.path ?? "", root))}${a.pattern === undefined ? "" : ` (${a.pattern})`}`,
-    call: async (a) => {
+    call: async (a, ctx) => {
       const folder = resolvePath(a.path ?? "", root);
       if (folder !== "" && (await ws.read(folder)) !== undefined) throw new ToolError(`${folder} is a file, not a folder`, { next: `Call read_file with path ${folder} to read it.` });
       const pattern = a.pattern ?? "**";
       const re = globToRegExp(pattern);
       const prefix = folderPrefix(folder);
-      const files = (await ws.list(prefix)).filter((f) => re.test(f.path.slice(prefix.length)));
-      if (files.length === 0) return `No files under ${folderLabel(folder)} match ${pattern}.`;
+      const seen = await visibleFiles(ws, ctx, prefix);
+      // What the pattern leaves out is not counted as withheld: only what policy held back is.
+      const matching = (f: WorkspaceFile): boolean => re.test(f.path.slice(prefix.length));
+      const files = seen.files.filter(matching);
+      const notes = withheldNotes(seen, "shown");
+      if (files.length === 0) return [`No files under ${folderLabel(folder)} match ${pattern}.`, ...notes].join("\n");
       const shownFiles = files.slice(0, LIST_MAX_FILES);
       const lines = [`${count(files.length, "file")} under ${folderLabel(folder)} matching ${pattern}:`, ...shownFiles.map((f) => `${f.path} (${count(f.size, "byte")})`)];
       if (files.length > LIST_MAX_FILES) lines.push(`[${LIST_MAX_FILES} of ${files.length} files shown. Narrow the folder or the pattern to see the rest.]`);
-      return lines.join("\n");
+      return [...lines, ...notes].join("\n");
     },
   });
 
@@ -266,10 +304,10 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     sideEffect: "read_only",
     parallelSafe: true,
     timeoutMs: 20_000,
-    resources: (a) => [{ kind: "path", value: folderPrefix(resolvePath(a.path ?? "", root)) || "/" }],
+    resources: (a) => [{ kind: "path", value: folderPrefix(resolvePath(a.path ?? "", root)) || "/", operation: "read" }],
     prompt: { snippet: "search_files finds where a text appears across files, with line numbers to read or edit next." },
     activity: (a) => `Search ${folderLabel(resolvePath(a.path ?? "", root))} for ${JSON.stringify(a.query.length > 60 ? `${a.query.slice(0, 60)}…` : a.query)}`,
-    call: async (a) => {
+    call: async (a, ctx) => {
       if (a.query === "") throw new ToolError("the query is empty", { next: "Give the text (or regular expression) to look for." });
       const folder = resolvePath(a.path ?? "", root);
       let re: RegExp;
@@ -288,7 +326,8 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
       let scanned = 0;
       let binary = 0;
       let stopped = false;
-      for (const f of await ws.list(prefix)) {
+      const seen = await visibleFiles(ws, ctx, prefix);
+      for (const f of seen.files) {
         if (!glob.test(f.path.slice(prefix.length))) continue;
         if (scanned + f.size > SEARCH_MAX_BYTES) {
           stopped = true;
@@ -315,6 +354,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
       if (total > matches.length) notes.push(`[${matches.length} of ${total} matches shown. Narrow the query, the folder or the pattern, or raise max_results.]`);
       if (binary > 0) notes.push(`[${count(binary, "binary file")} skipped.]`);
       if (stopped) notes.push(`[The search stopped after ${count(SEARCH_MAX_BYTES, "byte")}; narrow the folder or the pattern.]`);
+      notes.push(...withheldNotes(seen, "searched"));
       if (total === 0) return [`No matches for ${what} under ${folderLabel(folder)}${pattern === "**" ? "" : ` in files matching ${pattern}`}.`, ...notes].join("\n");
       return [`${count(total, "match", "matches")} for ${what} in ${count(filesWith.size, "file")} under ${folderLabel(folder)}:`, ...matches, ...notes].join("\n");
     },
@@ -333,7 +373,12 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
 }
 
 /** What an edit would do, or the ToolError that says why it cannot. */
-async function planEdit(ws: Workspace, path: string, a: { old_text: string; new_text: string; replace_all?: boolean | undefined }): Promise<{ before: string; after: string; places: number }> {
+async function planEdit(
+  ws: Workspace,
+  path: string,
+  a: { old_text: string; new_text: string; replace_all?: boolean | undefined },
+  ctx: Pick<ToolContext, "permit"> | undefined,
+): Promise<{ before: string; after: string; places: number }> {
   if (a.old_text === "") throw new ToolError("old_text is empty", { next: "Quote the exact text to replace; to create or replace a whole file, use write_file." });
   if (a.old_text === a.new_text) {
     throw new ToolError("old_text and new_text are the same: the edit would change nothing", {
@@ -341,7 +386,7 @@ async function planEdit(ws: Workspace, path: string, a: { old_text: string; new_
       recovery: "If the file already says what you want, the edit is done: go on to the next step.",
     });
   }
-  const bytes = await readExisting(ws, path);
+  const bytes = await readExisting(ws, path, ctx ?? PREVIEW_SIGHT);
   if (looksBinary(bytes)) throw new ToolError(`${path} is a binary file: edit_file edits text files`, { recovery: "If the task needs this file changed, stop and say so." });
   const { text: before, valid } = decodeText(bytes);
   if (!valid) {

@@ -7,7 +7,7 @@
  * that already exists and a path outside the workspace are refused with
  * what to do next.
  */
-import { lineDiff, ToolError, defineTool, type Permission } from "../tools/index.js";
+import { lineDiff, permissionDenied, ToolError, defineTool, type Operation, type Permission, type ToolContext } from "../tools/index.js";
 import { strictObject, string } from "../schema/index.js";
 import { resolveFilePath } from "./paths.js";
 import { count, decodeText, diffStats, encodeText, FILE_MAX_BYTES, looksBinary } from "./text.js";
@@ -144,8 +144,12 @@ function applyHunks(path: string, before: string, hunks: readonly Hunk[]): strin
   return lines.join("");
 }
 
-/** What a patch would do to the workspace, file by file, or the ToolError that says why it cannot. */
-export async function planPatch(ws: Workspace, text: string, root: string): Promise<{ path: string; before: string | undefined; after: string | undefined }[]> {
+/**
+ * What a patch would do to the workspace, file by file, or the ToolError that
+ * says why it cannot. With `ctx`, each file is put to the run's policy before
+ * it is read (a running call; a preview passes none).
+ */
+export async function planPatch(ws: Workspace, text: string, root: string, ctx?: Pick<ToolContext, "permit">): Promise<{ path: string; before: string | undefined; after: string | undefined }[]> {
   const plans: { path: string; before: string | undefined; after: string | undefined }[] = [];
   const seen = new Set<string>();
   for (const f of parsePatch(text)) {
@@ -159,6 +163,11 @@ export async function planPatch(ws: Workspace, text: string, root: string): Prom
     }
     if (seen.has(path)) throw new ToolError(`the patch changes ${path} twice`, { next: "Put all of a file's hunks under one --- and +++ pair." });
     seen.add(path);
+    if (ctx !== undefined) {
+      const resource = { kind: "path", value: path, operation: operationOfSection(f) };
+      const answer = ctx.permit([resource]);
+      if (answer.permission !== "allow") throw permissionDenied([resource], answer.reason);
+    }
     const bytes = await ws.read(path);
     if (bytes !== undefined && looksBinary(bytes)) throw new ToolError(`${path} is a binary file: apply_patch changes text files`, { recovery: "If the task needs it changed, stop and say so." });
     const decoded = bytes === undefined ? undefined : decodeText(bytes);
@@ -196,17 +205,30 @@ function describe(p: { path: string; before: string | undefined; after: string |
   return { text: `${verb}${p.path} (+${added} -${removed})`, added, removed };
 }
 
+/** What a file section does: delete (+++ /dev/null) or write (create or change). */
+function operationOfSection(f: FilePatch): Operation {
+  return f.to === null ? "delete" : "write";
+}
+
 export function applyPatchTool(
   ws: Workspace,
   options: { root: string; permission: Extract<Permission, "allow" | "ask"> },
 ) {
   // Throws the patch's own ToolError: a patch that cannot be read, or names a
   // path outside the workspace, is refused before it is approved.
-  const paths = (patch: string): string[] =>
-    parsePatch(patch).flatMap((f) => {
+  const resources = (patch: string): { kind: string; value: string; operation: Operation }[] => {
+    const out = new Map<string, { kind: string; value: string; operation: Operation }>();
+    for (const f of parsePatch(patch)) {
       const { from, to } = gitNames(f);
-      return [from, to].filter((p): p is string => p !== null).map((p) => resolveFilePath(p, options.root));
-    });
+      const operation = operationOfSection(f);
+      for (const p of [from, to]) {
+        if (p === null) continue;
+        const value = resolveFilePath(p, options.root);
+        out.set(`${value}\u0000${operation}`, { kind: "path", value, operation });
+      }
+    }
+    return [...out.values()];
+  };
   return defineTool<{ patch: string }>({
     name: "apply_patch",
     description: "Apply a unified diff to files of the workspace, all or nothing: change, create (--- /dev/null) or delete (+++ /dev/null) files.",
@@ -214,7 +236,7 @@ export function applyPatchTool(
     sideEffect: "local_mutation",
     permission: options.permission,
     timeoutMs: 20_000,
-    resources: (a) => [...new Set(paths(a.patch))].map((value) => ({ kind: "path", value })),
+    resources: (a) => resources(a.patch),
     preview: async (a) => {
       const plans = await planPatch(ws, a.patch, options.root);
       return plans.map((p) => lineDiff(p.path, p.before ?? "", p.after ?? "")).join("\n");
@@ -229,7 +251,7 @@ export function applyPatchTool(
     },
     call: (a, ctx) =>
       once(ws, ctx.idempotencyKey, async () => {
-        const plans = await planPatch(ws, a.patch, options.root);
+        const plans = await planPatch(ws, a.patch, options.root, ctx);
         const changes: WorkspaceChange[] = [];
         for (const p of plans) {
           if (p.after === undefined) changes.push({ path: p.path, bytes: null });

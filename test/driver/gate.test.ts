@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, compileTool, defineTool, final, hashJsonSync, isIsoagentError, lineDiff, rulesPolicy, strictObject, string, type Tool } from "../../src/index.js";
+import { call, calls, compileTool, defineTool, final, hashJsonSync, isIsoagentError, lineDiff, rulesPolicy, strictObject, string, toolShapeHash, type Tool } from "../../src/index.js";
 import { eventsOf, harness, worldTools, type World } from "./helpers.js";
 
 const world = (): World => ({ files: { "notes.md": "hello" }, executions: [] });
@@ -112,6 +112,8 @@ describe("the gate: arguments, permission, approval", () => {
       argsHash: hashJsonSync({ content: "hi", path: "out.md" }),
       sideEffect: "local_mutation",
       resources: [{ kind: "path", value: "out.md" }],
+      // v2: the approval binds the tool's shape too.
+      toolShape: toolShapeHash(compileTool(worldTools(world()).writeFile)),
     };
     const requestHash = hashJsonSync(request);
     expect(waiting.status).toBe("waiting");

@@ -73,6 +73,9 @@ describe("recovery after a crash", () => {
       argsHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       sideEffect: "local_mutation",
       resources: [{ kind: "path", value: "a.md" }],
+      toolShape: expect.stringMatching(/^[0-9a-f]{64}$/),
+      // v2: the operator can look for the key in the outside system.
+      idempotencyKey: "run_1:1:s1c1",
     });
     expect(h.world.executions.length).toBe(1);
     // The operator knows the write happened: record its result.

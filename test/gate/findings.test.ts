@@ -24,6 +24,7 @@ import {
   type FaultPoint,
   type Faults,
   type JournalEvent,
+  type JsonSchema,
   type Policy,
   type Tool,
 } from "../../src/index.js";
@@ -171,7 +172,7 @@ describe("finding 4: denying an interrupted side effect misinforms the model", (
 
 describe("finding 5: $id naming a URL or a file", () => {
   // Before: compileTool accepted both; seed 000 refuses them as it refuses $ref and $schema.
-  const spec = (inputSchema: object) => ({ name: "t", description: "d", inputSchema, sideEffect: "read_only" as const, timeoutMs: 10 });
+  const spec = (inputSchema: JsonSchema) => ({ name: "t", description: "d", inputSchema, sideEffect: "read_only" as const, timeoutMs: 10 });
   it("is refused in a tool schema, with SCHEMA_EXTERNAL_REF", () => {
     for (const [id, where] of [["https://example.com/s.json", "the root"], ["file:///etc/passwd", "the root"], ["/etc/passwd", "the root"]] as const) {
       let caught: unknown;

@@ -61,6 +61,8 @@ function line(e: JournalEvent): string {
       return `${e.callId}: ${e.observation.type}`;
     case "call.reconciled":
       return `${e.callId}: ${e.resolution} by ${e.by}`;
+    case "call.reopened":
+      return `${e.callId}: decided again (${e.reason})`;
     case "run.completed":
       return `output ${JSON.stringify(e.output)}`;
     case "run.failed":
