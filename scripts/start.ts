@@ -96,7 +96,7 @@ let demo: string | undefined;
 if (runs.length === 0 || check) demo = (await api<{ runId: string }>("/runs", { task: TASK })).runId;
 
 console.log(`isoagent's Worker on workerd (miniflare), storage in ${join(dataDir, "do")}`);
-console.log(`  console:  ${base}/?token=${token}`);
+console.log(`  console:  ${base}/login#token=${token}`);
 console.log(`  API:      curl -H "Authorization: Bearer ${token}" ${base}/runs`);
 console.log(`  token:    ${token} (kept in ${join(dataDir, "token")})`);
 console.log(`  agent:    ${describeAgent(modelFromEnv(process.env), "OPENAI_API_KEY or ANTHROPIC_API_KEY")}`);

@@ -16,11 +16,13 @@ interface TextEncoderLike {
 }
 interface SubtleCryptoLike {
   digest(algorithm: "SHA-256", data: Uint8Array): Promise<ArrayBuffer>;
+  importKey(format: "raw", key: Uint8Array, algorithm: { name: "HMAC"; hash: "SHA-256" }, extractable: false, usages: ["sign"]): Promise<unknown>;
+  sign(algorithm: "HMAC", key: unknown, data: Uint8Array): Promise<ArrayBuffer>;
 }
 interface WebGlobals {
   TextDecoder: new (label: "utf-8", options?: { fatal?: boolean; ignoreBOM?: boolean }) => TextDecoderLike;
   TextEncoder: new () => TextEncoderLike;
-  crypto?: { subtle?: SubtleCryptoLike };
+  crypto?: { subtle?: SubtleCryptoLike; getRandomValues?: (array: Uint8Array) => Uint8Array };
 }
 
 const web = globalThis as unknown as WebGlobals;
@@ -63,6 +65,21 @@ export async function sha256Bytes(data: Uint8Array): Promise<Uint8Array> {
     throw new Error("crypto.subtle is not available on this platform");
   }
   return new Uint8Array(await subtle.digest("SHA-256", data));
+}
+
+/** HMAC-SHA-256 of `data` under `key`, through `crypto.subtle`. */
+export async function hmacSha256(key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+  const subtle = web.crypto?.subtle;
+  if (subtle === undefined) throw new Error("crypto.subtle is not available on this platform");
+  const k = await subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return new Uint8Array(await subtle.sign("HMAC", k, data));
+}
+
+/** `n` random bytes from `crypto.getRandomValues`. */
+export function randomBytes(n: number): Uint8Array {
+  const f = web.crypto?.getRandomValues;
+  if (f === undefined) throw new Error("crypto.getRandomValues is not available on this platform");
+  return f.call(web.crypto, new Uint8Array(n));
 }
 
 /** The part of `AbortSignal` the core uses. */

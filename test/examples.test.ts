@@ -19,7 +19,7 @@ describe("npm start (scripts/start.ts: the Worker on workerd)", () => {
     const token = readFileSync(join(data, "token"), "utf8").trim();
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(statSync(join(data, "token")).mode & 0o777).toBe(0o600);
-    expect(first).toMatch(new RegExp(`console: {2}http://127\\.0\\.0\\.1:\\d+/\\?token=${token}`));
+    expect(first).toMatch(new RegExp(`console: {2}http://127\\.0\\.0\\.1:\\d+/login#token=${token}`));
     expect(first).toContain("runs:     0 kept from earlier starts; demo run run_");
     expect(first).toContain("agent:    the scripted demo agent (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real model)");
     expect(first).toMatch(/waits for approval apr\.2\.s2c1\.1: write_file \{"path":"notes\/summary\.md"/);

@@ -2,42 +2,62 @@
  * The HTTP app's backend on Durable Objects: each run is hosted (driven) by
  * its own object; the index lists them.
  */
-import { randomIds, type IdSource } from "../../src/index.js";
+import { randomIds, StoreError, type IdSource } from "../../src/index.js";
 import type { RunsBackend } from "../../src/http/index.js";
 import { runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
 import { unwire } from "./wire.js";
 
+/** Run ids this isolate has seen exist (bounded). */
+const known = new Set<string>();
+const KNOWN_MAX = 10_000;
+
 export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource } = {}): RunsBackend {
   const ids = options.ids ?? randomIds();
-  const run = (runId: string): RunObjectApi => runObject(env.RUNS, runId);
+  const index = () => env.RUN_INDEX.getByName("index");
+  /**
+   * A run object, only for a run that exists: addressing an object creates
+   * it (and its storage), so an unknown id is answered 404 from the index
+   * without touching one. Runs are never deleted, so a run once seen here is
+   * remembered for the isolate's life.
+   */
+  const run = async (runId: string): Promise<RunObjectApi> => {
+    if (!known.has(runId)) {
+      if (!(await index().has(runId))) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+      if (known.size >= KNOWN_MAX) known.clear();
+      known.add(runId);
+    }
+    return runObject(env.RUNS, runId);
+  };
   return {
     async create(task) {
       const runId = ids.runId();
-      return unwire(await run(runId).host(runId, task));
+      const created = unwire(await runObject(env.RUNS, runId).host(runId, task));
+      known.add(runId);
+      return created;
     },
     async list(filter) {
-      return (await env.RUN_INDEX.getByName("index").list(filter)) as Awaited<ReturnType<RunsBackend["list"]>>;
+      return (await index().list(filter)) as Awaited<ReturnType<RunsBackend["list"]>>;
     },
     async state(runId) {
-      return unwire(await run(runId).hostState(runId));
+      return unwire(await (await run(runId)).hostState(runId));
     },
     async events(runId, fromSeq) {
-      return unwire(await run(runId).storeRead(runId, fromSeq));
+      return unwire(await (await run(runId)).storeRead(runId, fromSeq));
     },
     async approve(runId, approvalId, answer) {
-      unwire(await run(runId).hostApprove(runId, approvalId, answer));
+      unwire(await (await run(runId)).hostApprove(runId, approvalId, answer));
     },
     async deny(runId, approvalId, answer) {
-      unwire(await run(runId).hostDeny(runId, approvalId, answer));
+      unwire(await (await run(runId)).hostDeny(runId, approvalId, answer));
     },
     async settle(runId, approvalId, answer) {
-      unwire(await run(runId).hostSettle(runId, approvalId, answer));
+      unwire(await (await run(runId)).hostSettle(runId, approvalId, answer));
     },
     async progress(runId) {
-      return unwire(await run(runId).hostProgress(runId)) ?? undefined;
+      return unwire(await (await run(runId)).hostProgress(runId)) ?? undefined;
     },
     async cancel(runId, options) {
-      unwire(await run(runId).hostCancel(runId, { by: options.by, ...(options.reason === undefined ? {} : { reason: options.reason }) }));
+      unwire(await (await run(runId)).hostCancel(runId, { by: options.by, ...(options.reason === undefined ? {} : { reason: options.reason }) }));
     },
   };
 }

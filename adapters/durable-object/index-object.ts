@@ -6,7 +6,7 @@
  * from its alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { RunFilter, RunStatus, RunSummary } from "../../src/index.js";
+import { RUN_STATUSES, type RunFilter, type RunStatus, type RunSummary } from "../../src/index.js";
 
 export class RunIndex extends DurableObject<unknown> {
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -27,8 +27,15 @@ export class RunIndex extends DurableObject<unknown> {
     );
   }
 
+  /** Whether the index knows the run (a run object reports itself before its creator is answered). */
+  has(runId: string): boolean {
+    return this.ctx.storage.sql.exec("SELECT 1 FROM runs WHERE runId = ?", runId).toArray().length > 0;
+  }
+
   list(filter: RunFilter = {}): RunSummary[] {
-    const statuses = filter.status ?? [];
+    // Distinct known statuses only: a filter never grows the statement past SQLite's bound parameters.
+    const statuses = [...new Set(filter.status ?? [])].filter((s) => RUN_STATUSES.includes(s));
+    if (filter.status !== undefined && filter.status.length > 0 && statuses.length === 0) return [];
     const where = statuses.length > 0 ? `WHERE status IN (${statuses.map(() => "?").join(", ")})` : "";
     const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
     return this.ctx.storage.sql

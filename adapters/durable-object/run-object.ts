@@ -15,6 +15,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import {
+  answerThenDrive,
   createDriver,
   sha256HexSync,
   StoreError,
@@ -345,22 +346,19 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     }
     hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
       return wire(async () => {
-        await this.hostDriver().approve(runId, approvalId, answer);
-        void this.drive();
+        await answerThenDrive(() => this.hostDriver().approve(runId, approvalId, answer), () => void this.drive());
         return null;
       });
     }
     hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
       return wire(async () => {
-        await this.hostDriver().deny(runId, approvalId, answer);
-        void this.drive();
+        await answerThenDrive(() => this.hostDriver().deny(runId, approvalId, answer), () => void this.drive());
         return null;
       });
     }
     hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement) {
       return wire(async () => {
-        await this.hostDriver().settle(runId, approvalId, answer);
-        void this.drive();
+        await answerThenDrive(() => this.hostDriver().settle(runId, approvalId, answer), () => void this.drive());
         return null;
       });
     }

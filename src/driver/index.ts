@@ -5,7 +5,7 @@
  */
 export { createDriver, type Driver } from "./driver.js";
 export { shapeHash as toolShapeHash } from "./context.js";
-export { type ApprovalAnswer, type Settlement } from "./operator.js";
+export { answerThenDrive, type ApprovalAnswer, type Settlement } from "./operator.js";
 export { type StepProgress } from "./progress.js";
 export { REDACTED, redactor, redactJson, type Redactor } from "./redact.js";
 export { idempotencyKey } from "./keys.js";

@@ -188,3 +188,19 @@ export async function cancel(ctx: DriverContext, runId: RunId, options: { by: st
     return [{ ...base(ctx), type: "run.cancelled", by, ...(options.reason === undefined ? {} : { reason: options.reason }) }];
   });
 }
+
+/**
+ * Runs an operator's answer, then drives the run. An answer refused because
+ * the approval was asked under another policy still drives the run, so the
+ * call is decided again under the current one (and asked anew).
+ */
+export async function answerThenDrive(answer: () => Promise<unknown>, drive: () => void): Promise<void> {
+  try {
+    await answer();
+  } catch (e) {
+    if (isIsoagentError(e, "APPROVAL_STALE")) drive();
+    throw e;
+  }
+  drive();
+}
+

@@ -2,41 +2,52 @@
  * The runs API and the operator console, as one hono app: the same on
  * Workers (backed by Durable Objects) and in Node (backed by a driver).
  *
- * Every route but `GET /health` needs a token: `Authorization: Bearer <t>`,
- * or the console's cookie (set by opening `/?token=<t>` once). Tokens are
- * compared in constant time. Bodies go through the strict JSON boundary
- * under a size limit. Errors are `{ "error": { "code", "message" } }`, never
- * a stack or a path.
+ * Every route but `GET /health`, the login page and the static assets needs
+ * a token: `Authorization: Bearer <t>`, or the console's session cookie
+ * (see auth.ts: signed, expiring, never the token). A write authenticated by
+ * the cookie must be same-origin (403 CSRF_REFUSED); a body must be JSON
+ * with `content-type: application/json` (415) under a size limit (413), and
+ * goes through the strict JSON boundary. Errors are
+ * `{ "error": { "code", "message" } }`, never a stack or a path. Every
+ * answer carries `X-Content-Type-Options: nosniff` and `Cache-Control:
+ * no-store`.
  */
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
 import { streamSSE } from "hono/streaming";
-import { timingSafeEqual } from "hono/utils/buffer";
+import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
 import { tryParseJson, type JsonValue } from "../json/index.js";
-import { TERMINAL_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
+import { pendingApprovals, RUN_STATUSES, TERMINAL_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import { after } from "../web.js";
+import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenOk, UNSAFE_METHODS } from "./auth.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
-import { after } from "../web.js";
+import { LOGIN_HTML, LOGIN_JS } from "./login.js";
 
 export interface HttpAppOptions {
   readonly backend: RunsBackend;
-  /** Accepted bearer tokens (a Worker secret, the local token). Called per request, so a rotated secret takes effect. */
+  /** Accepted bearer tokens (a Worker secret, the local token). Called per request, so a rotated secret takes effect (and ends the old token's console sessions). */
   readonly tokens: () => readonly string[];
   /** Largest body accepted, in bytes (413 above). Default 1 MiB. */
   readonly maxBodyBytes?: number;
-  /** Origins allowed to call the API from a browser. Default: none (CORS off). */
+  /** Origins allowed to call the API from a browser, with a bearer token. Default: none (CORS off). */
   readonly corsOrigins?: readonly string[];
   /** How often a live event stream looks for new events. Default 300 ms. */
   readonly pollMs?: number;
+  /** The app's public origin (`https://agents.example.com`), when a proxy in front changes the scheme or host the app sees. Default: the request's own. */
+  readonly origin?: string;
+  /** How long a console session lasts. Default 12 hours. */
+  readonly sessionTtlMs?: number;
+  /** The clock sessions expire by. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
-const COOKIE = "isoagent_token";
 const STATUS: Record<string, number> = {
   JSON_SYNTAX: 400,
   JSON_TOO_DEEP: 400,
@@ -46,17 +57,23 @@ const STATUS: Record<string, number> = {
   JSON_NUMBER_OUT_OF_RANGE: 400,
   INVALID_BODY: 400,
   INVALID_ID: 400,
+  INVALID_QUERY: 400,
   DRIVER_INVALID: 400,
   ANSWER_REQUIRED: 400,
   UNAUTHORIZED: 401,
+  CSRF_REFUSED: 403,
   RUN_NOT_FOUND: 404,
   APPROVAL_NOT_FOUND: 404,
   NOT_FOUND: 404,
   APPROVAL_HASH_MISMATCH: 409,
   APPROVAL_NOT_PENDING: 409,
+  APPROVAL_NOT_RECONCILABLE: 409,
+  APPROVAL_STALE: 409,
+  TOOL_SHAPE_CHANGED: 409,
   RUN_NOT_ACTIVE: 409,
   RUN_EXISTS: 409,
   BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
 };
 
 class HttpError extends Error {
@@ -73,28 +90,27 @@ function errorBody(code: string, message: string): { error: { code: string; mess
 }
 
 const string = (description: string) => ({ type: "string", minLength: 1, maxLength: 4096, description });
-const BODIES: Record<string, () => CompiledSchema> = {};
-function body(name: string, schema: object): () => CompiledSchema {
+function body(schema: object): () => CompiledSchema {
   let compiled: CompiledSchema | undefined;
-  BODIES[name] = () => (compiled ??= compileSchema(schema));
-  return BODIES[name]!;
+  return () => (compiled ??= compileSchema(schema));
 }
-const CREATE = body("create", { type: "object", additionalProperties: false, required: ["task"], properties: { task: true } });
-const ANSWER = body("answer", {
+const CREATE = body({ type: "object", additionalProperties: false, required: ["task"], properties: { task: true } });
+const LOGIN = body({ type: "object", additionalProperties: false, required: ["token"], properties: { token: { type: "string", maxLength: 4096 } } });
+const ANSWER = body({
   type: "object",
   additionalProperties: false,
   required: ["decision", "requestHash"],
   properties: { decision: { enum: ["approve", "deny"] }, requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" }, by: string("Who answers"), reason: string("Why"), answer: string("A person's answer, for a request that wants one") },
 });
-const CANCEL = body("cancel", { type: "object", additionalProperties: false, properties: { by: string("Who cancels"), reason: string("Why") } });
-const RECONCILE = body("reconcile", {
+const CANCEL = body({ type: "object", additionalProperties: false, properties: { by: string("Who cancels"), reason: string("Why") } });
+const RECONCILE = body({
   type: "object",
   additionalProperties: false,
   required: ["approvalId", "requestHash", "resolution"],
   properties: {
     approvalId: string("The interrupted side effect's approval"),
     requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
-    resolution: { enum: ["run_again", "record_result", "record_failure"] },
+    resolution: { enum: ["run_again", "record_result", "record_failure", "mark_unknown"] },
     content: true,
     by: string("Who answers"),
     reason: string("Why"),
@@ -111,7 +127,8 @@ async function readBody(c: Context, schema: () => CompiledSchema): Promise<Recor
   return parsed.value as Record<string, JsonValue>;
 }
 
-function ids<T>(parse: (v: unknown) => T, value: string | undefined): T {
+/** A path parameter parsed as an id, or 400 INVALID_ID. */
+function idParam<T>(parse: (v: unknown) => T, value: string | undefined): T {
   try {
     return parse(value);
   } catch {
@@ -119,8 +136,31 @@ function ids<T>(parse: (v: unknown) => T, value: string | undefined): T {
   }
 }
 
+/** `?status=` as distinct known statuses (400 for an unknown one), and `?limit=` as 1..500. */
+function listQuery(c: Context): { status?: RunStatus[]; limit?: number } {
+  const raw = c.req.query("status");
+  const out: { status?: RunStatus[]; limit?: number } = {};
+  if (raw !== undefined && raw !== "") {
+    const wanted = new Set<RunStatus>();
+    for (const s of raw.split(",")) {
+      const t = s.trim();
+      if (t === "") continue;
+      if (!RUN_STATUSES.includes(t as RunStatus)) throw new HttpError("INVALID_QUERY", `status ${JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t)} is not one of ${RUN_STATUSES.join(", ")}`);
+      wanted.add(t as RunStatus);
+    }
+    if (wanted.size > 0) out.status = [...wanted];
+  }
+  const limit = c.req.query("limit");
+  if (limit !== undefined) {
+    const n = Number(limit);
+    if (!/^\d{1,4}$/.test(limit) || n < 1 || n > 500) throw new HttpError("INVALID_QUERY", "limit must be a whole number from 1 to 500");
+    out.limit = n;
+  }
+  return out;
+}
+
 /** The state of a run as the API shows it. */
-function view(s: RunState): Record<string, unknown> {
+function view(s: RunState, problem: { code: string; message: string } | undefined): Record<string, unknown> {
   return {
     runId: s.runId,
     status: s.status,
@@ -132,19 +172,18 @@ function view(s: RunState): Record<string, unknown> {
     ...(s.output !== undefined ? { output: s.output } : {}),
     ...(s.failure !== undefined ? { failure: s.failure } : {}),
     ...(s.cancelled !== undefined ? { cancelled: s.cancelled } : {}),
-    approvals: Object.values(s.approvals).filter((a) => a.status === "pending"),
+    ...(problem !== undefined ? { problem } : {}),
+    approvals: pendingApprovals(s),
   };
 }
 
-async function tokenOk(given: string | undefined, tokens: readonly string[]): Promise<boolean> {
-  if (given === undefined || given === "") return false;
-  let ok = false;
-  // Every token is compared (in constant time), so the answer's timing says nothing.
-  for (const t of tokens) if (t !== "" && (await timingSafeEqual(given, t))) ok = true;
-  return ok;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => void after(ms, r));
+
+/** The origin a request names itself by: scheme, host and port of its URL. */
+const ownOrigin = (url: string): string => {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]+)/i.exec(url);
+  return m === null ? "" : m[1]!.toLowerCase();
+};
 
 /**
  * The runs API and the operator console.
@@ -155,11 +194,14 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => void after(ms, r
  * export default app // a Worker, or serve app.fetch from Node
  * ```
  */
-export function createHttpApp(options: HttpAppOptions): Hono {
+export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session" } }> {
   const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const pollMs = options.pollMs ?? 300;
-  const app = new Hono();
+  const clock = options.clock ?? systemClock;
+  const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+  const originOf = (c: Context): string => (options.origin ?? ownOrigin(c.req.url)).toLowerCase().replace(/\/$/, "");
+  const app = new Hono<{ Variables: { auth: "bearer" | "session" } }>();
 
   app.onError((e, c) => {
     if (e instanceof HttpError) return c.json(errorBody(e.code, e.message), (STATUS[e.code] ?? 400) as 400);
@@ -169,6 +211,13 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
   app.notFound((c) => c.json(errorBody("NOT_FOUND", "no such route"), 404));
 
+  // Every answer: no sniffing, no caching (runs, approvals and pages change; tokens and sessions pass through).
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cache-Control", "no-store");
+  });
+
   app.get("/health", (c) => c.json({ ok: true }));
 
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
@@ -176,30 +225,9 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     app.use("/runs", cors({ origin: [...options.corsOrigins], allowHeaders: ["Authorization", "Content-Type"], allowMethods: ["GET", "POST"] }));
   }
 
-  // The console's one-time login: /?token=<t> sets an HttpOnly, SameSite=Strict cookie.
-  app.get("/", async (c, next) => {
-    const token = c.req.query("token");
-    if (token === undefined) return next();
-    if (!(await tokenOk(token, options.tokens()))) return c.json(errorBody("UNAUTHORIZED", "a valid token is required"), 401);
-    setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/", secure: c.req.url.startsWith("https:") });
-    return c.redirect("/", 302);
-  });
-
-  app.use("*", async (c, next) => {
-    const header = c.req.header("authorization");
-    const bearer = header?.startsWith("Bearer ") === true ? header.slice(7).trim() : undefined;
-    if (await tokenOk(bearer ?? getCookie(c, COOKIE), options.tokens())) return next();
-    c.header("WWW-Authenticate", 'Bearer realm="isoagent"');
-    return c.json(errorBody("UNAUTHORIZED", "a valid bearer token is required"), 401);
-  });
-
-  app.use(
-    "*",
-    bodyLimit({ maxSize: maxBodyBytes, onError: (c) => c.json(errorBody("BODY_TOO_LARGE", `the body is larger than ${maxBodyBytes} bytes`), 413) }),
-  );
-
-  // ---- the console ----------------------------------------------------------
+  // ---- the console's pages and assets (no secrets in them) --------------------------
   const csp = secureHeaders({
+    referrerPolicy: "no-referrer",
     contentSecurityPolicy: {
       defaultSrc: ["'self'"],
       scriptSrc: ["'self'"],
@@ -208,12 +236,69 @@ export function createHttpApp(options: HttpAppOptions): Hono {
       connectSrc: ["'self'"],
       objectSrc: ["'none'"],
       baseUri: ["'none'"],
+      formAction: ["'self'"],
       frameAncestors: ["'none'"],
     },
   });
-  app.get("/", csp, (c) => c.html(CONSOLE_HTML));
   app.get("/console.js", csp, (c) => c.body(CONSOLE_JS, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/console.css", csp, (c) => c.body(CONSOLE_CSS, 200, { "content-type": "text/css; charset=utf-8" }));
+  app.get("/login.js", csp, (c) => c.body(LOGIN_JS, 200, { "content-type": "text/javascript; charset=utf-8" }));
+  app.get("/login", csp, (c) => c.html(LOGIN_HTML));
+  // The printed link of older versions (/?token=...): the page takes the token
+  // from the address, wipes it from history at once, and posts it; the server
+  // never logs anyone in on a GET.
+  app.get("/", csp, async (c, next) => (c.req.query("token") === undefined ? next() : c.html(LOGIN_HTML)));
+
+  // Writes made with the cookie come from the console's own pages only.
+  const sameOriginOnly = (c: Context): void => {
+    if (!sameOrigin(c.req.raw.headers, originOf(c))) throw new HttpError("CSRF_REFUSED", "a write with the console's session must come from the console's own origin");
+  };
+  const jsonOnly = (c: Context): void => {
+    if (!isJson(c.req.header("content-type"))) throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "the body must be JSON, sent with content-type: application/json");
+  };
+  const limit = bodyLimit({ maxSize: maxBodyBytes, onError: (c) => c.json(errorBody("BODY_TOO_LARGE", `the body is larger than ${maxBodyBytes} bytes`), 413) });
+
+  app.post("/login", limit, async (c) => {
+    sameOriginOnly(c);
+    jsonOnly(c);
+    const b = await readBody(c, LOGIN);
+    if (!(await tokenOk(String(b["token"]), options.tokens()))) throw new HttpError("UNAUTHORIZED", "a valid token is required");
+    const value = await newSession(String(b["token"]), clock.now(), sessionTtlMs);
+    setCookie(c, SESSION_COOKIE, value, { httpOnly: true, sameSite: "Strict", path: "/", secure: originOf(c).startsWith("https:"), maxAge: Math.floor(sessionTtlMs / 1000) });
+    return c.body(null, 204);
+  });
+
+  app.use("*", async (c, next) => {
+    const header = c.req.header("authorization");
+    const bearer = header?.startsWith("Bearer ") === true ? header.slice(7).trim() : undefined;
+    const tokens = options.tokens();
+    if (bearer !== undefined) {
+      if (await tokenOk(bearer, tokens)) {
+        c.set("auth", "bearer");
+        return next();
+      }
+    } else if (await sessionOk(getCookie(c, SESSION_COOKIE), tokens, clock.now())) {
+      c.set("auth", "session");
+      if (UNSAFE_METHODS.has(c.req.method)) sameOriginOnly(c);
+      return next();
+    }
+    if (c.req.method === "GET" && c.req.path === "/") return c.redirect("/login", 302);
+    c.header("WWW-Authenticate", 'Bearer realm="isoagent"');
+    return c.json(errorBody("UNAUTHORIZED", "a valid bearer token is required"), 401);
+  });
+
+  app.post("/logout", (c) => {
+    deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Strict", secure: originOf(c).startsWith("https:") });
+    return c.body(null, 204);
+  });
+
+  app.use("*", async (c, next) => {
+    if (UNSAFE_METHODS.has(c.req.method)) jsonOnly(c);
+    return next();
+  });
+  app.use("*", limit);
+
+  app.get("/", csp, (c) => c.html(CONSOLE_HTML));
 
   // ---- the runs API -----------------------------------------------------------
   app.post("/runs", async (c) => {
@@ -222,22 +307,21 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return c.json({ runId }, 201);
   });
 
-  app.get("/runs", async (c) => {
-    const status = c.req.query("status")?.split(",").filter((s) => s !== "") as RunStatus[] | undefined;
-    const limit = c.req.query("limit");
-    const runs = await backend.list({ status, limit: limit === undefined ? undefined : Math.max(1, Math.min(500, Number(limit) || 50)) });
-    return c.json({ runs });
+  app.get("/runs", async (c) => c.json({ runs: await backend.list(listQuery(c)) }));
+
+  app.get("/runs/:id", async (c) => {
+    const runId = idParam(parseRunId, c.req.param("id"));
+    const state = await backend.state(runId);
+    return c.json({ run: view(state, await backend.problem?.(runId)) });
   });
 
-  app.get("/runs/:id", async (c) => c.json({ run: view(await backend.state(ids(parseRunId, c.req.param("id")))) }));
-
   app.get("/runs/:id/approvals", async (c) => {
-    const state = await backend.state(ids(parseRunId, c.req.param("id")));
-    return c.json({ approvals: Object.values(state.approvals).filter((a) => a.status === "pending") });
+    const state = await backend.state(idParam(parseRunId, c.req.param("id")));
+    return c.json({ approvals: pendingApprovals(state) });
   });
 
   app.get("/runs/:id/events", async (c) => {
-    const runId = ids(parseRunId, c.req.param("id"));
+    const runId = idParam(parseRunId, c.req.param("id"));
     const lastEventId = Number(c.req.header("last-event-id") ?? NaN);
     const from = Number.isInteger(lastEventId) && lastEventId >= 0 ? lastEventId + 1 : Math.max(1, Number(c.req.query("from") ?? 1) || 1);
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
@@ -277,8 +361,8 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
 
   app.post("/runs/:id/approvals/:approvalId", async (c) => {
-    const runId = ids(parseRunId, c.req.param("id"));
-    const approvalId: ApprovalId = ids(parseApprovalId, c.req.param("approvalId"));
+    const runId = idParam(parseRunId, c.req.param("id"));
+    const approvalId: ApprovalId = idParam(parseApprovalId, c.req.param("approvalId"));
     const b = await readBody(c, ANSWER);
     const answer = {
       requestHash: String(b["requestHash"]),
@@ -292,20 +376,21 @@ export function createHttpApp(options: HttpAppOptions): Hono {
   });
 
   app.post("/runs/:id/cancel", async (c) => {
-    const runId: RunId = ids(parseRunId, c.req.param("id"));
+    const runId: RunId = idParam(parseRunId, c.req.param("id"));
     const b = await readBody(c, CANCEL);
     await backend.cancel(runId, { by: String(b["by"] ?? "operator (API)"), ...(b["reason"] === undefined ? {} : { reason: String(b["reason"]) }) });
     return c.json({ ok: true });
   });
 
+  // Only an interrupted side effect is reconciled here (409 APPROVAL_NOT_RECONCILABLE for a call's approval).
   app.post("/runs/:id/reconcile", async (c) => {
-    const runId = ids(parseRunId, c.req.param("id"));
+    const runId = idParam(parseRunId, c.req.param("id"));
     const b = await readBody(c, RECONCILE);
-    const approvalId = ids(parseApprovalId, String(b["approvalId"]));
+    const approvalId = idParam(parseApprovalId, String(b["approvalId"]));
     await backend.settle(runId, approvalId, {
       requestHash: String(b["requestHash"]),
       by: String(b["by"] ?? "operator (API)"),
-      resolution: b["resolution"] as "run_again" | "record_result" | "record_failure",
+      resolution: b["resolution"] as "run_again" | "record_result" | "record_failure" | "mark_unknown",
       ...(b["content"] === undefined ? {} : { content: b["content"] }),
       ...(b["reason"] === undefined ? {} : { reason: String(b["reason"]) }),
     });

@@ -2,26 +2,37 @@
  * What the HTTP app needs of wherever runs live: in this process (a driver
  * and its store), or in Durable Objects (one per run, each driving its own).
  */
-import type { Driver, StepProgress } from "../driver/index.js";
+import { answerThenDrive, type Driver, type StepProgress } from "../driver/index.js";
 import type { ApprovalAnswer, Settlement } from "../driver/index.js";
+import { isIsoagentError } from "../errors.js";
 import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { JournalEvent, RunState } from "../journal/index.js";
 import type { RunFilter, RunSummary } from "../store/index.js";
 
+/** Why a run cannot be driven on (its tools changed shape, ...), for the operator. */
+export interface RunProblem {
+  readonly code: string;
+  readonly message: string;
+}
+
 export interface RunsBackend {
   /** Creates a run and starts driving it. */
   create(task: JsonValue): Promise<RunId>;
   list(filter: RunFilter): Promise<RunSummary[]>;
+  /** The run's state; RUN_NOT_FOUND (404) for an unknown run, without creating anything for it. */
   state(runId: RunId): Promise<RunState>;
   events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
   /** Answers an approval; the run is then driven on. */
   approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
   deny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
+  /** Settles an interrupted side effect (only those). */
   settle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<void>;
   cancel(runId: RunId, options: { by: string; reason?: string | undefined }): Promise<void>;
   /** What a streaming agent has said so far in the step being decided (not journaled), when the backend can tell. */
   progress?(runId: RunId): Promise<StepProgress | undefined>;
+  /** Why the run could not be driven the last time it was tried, when it could not (its tools changed shape, ...). */
+  problem?(runId: RunId): Promise<RunProblem | undefined>;
 }
 
 /**
@@ -29,9 +40,15 @@ export interface RunsBackend {
  * the memory store): runs are driven in the background after each change.
  */
 export function driverBackend(driver: Driver, options: { onError?: (e: unknown) => void } = {}): RunsBackend {
-  const store = { listRuns: (filter: RunFilter) => driver.listRuns(filter) };
+  const problems = new Map<RunId, RunProblem>();
   const drive = (runId: RunId): void => {
-    void driver.resume(runId).catch((e: unknown) => options.onError?.(e));
+    void driver.resume(runId).then(
+      () => problems.delete(runId),
+      (e: unknown) => {
+        if (isIsoagentError(e)) problems.set(runId, { code: e.code, message: e.message });
+        options.onError?.(e);
+      },
+    );
   };
   return {
     async create(task) {
@@ -39,24 +56,16 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
       drive(runId);
       return runId;
     },
-    list: (filter) => store.listRuns(filter),
+    list: (filter) => driver.listRuns(filter),
     state: (runId) => driver.state(runId),
     events: (runId, fromSeq) => driver.events(runId, fromSeq),
-    async approve(runId, approvalId, answer) {
-      await driver.approve(runId, approvalId, answer);
-      drive(runId);
-    },
-    async deny(runId, approvalId, answer) {
-      await driver.deny(runId, approvalId, answer);
-      drive(runId);
-    },
-    async settle(runId, approvalId, answer) {
-      await driver.settle(runId, approvalId, answer);
-      drive(runId);
-    },
+    approve: (runId, approvalId, answer) => answerThenDrive(() => driver.approve(runId, approvalId, answer), () => drive(runId)),
+    deny: (runId, approvalId, answer) => answerThenDrive(() => driver.deny(runId, approvalId, answer), () => drive(runId)),
+    settle: (runId, approvalId, answer) => answerThenDrive(() => driver.settle(runId, approvalId, answer), () => drive(runId)),
     async cancel(runId, opts) {
       await driver.cancel(runId, { by: opts.by, ...(opts.reason === undefined ? {} : { reason: opts.reason }) });
     },
     progress: async (runId) => driver.progress(runId),
+    problem: async (runId) => problems.get(runId),
   };
 }

@@ -17,7 +17,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <link rel="icon" href="data:,">
 </head>
 <body>
-<header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span></header>
+<header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span><button id="logout" class="neutral">Log out</button></header>
 <main>
 <nav><h2>Runs</h2><ul id="runs"></ul></nav>
 <section id="run" data-status="none">
@@ -47,7 +47,9 @@ td pre{margin:0;white-space:pre-wrap;word-break:break-all}
 .approval{background:#fff8e1;border:1px solid #f2c94c;border-radius:6px;padding:10px 14px;margin:12px 0}
 .approval h3{margin:0 0 6px;font-size:15px}.approval dl{display:grid;grid-template-columns:110px 1fr;margin:0 0 8px}.approval dt{opacity:.7}.approval dd{margin:0;word-break:break-all}
 .approval pre{background:#fff;padding:6px;border-radius:4px;white-space:pre-wrap;font-size:12px}.buttons{display:flex;gap:8px;flex-wrap:wrap}
-#summary{margin:8px 0;font-size:13px}`;
+#summary{margin:8px 0;font-size:13px}#logout{margin-left:auto}
+.login{display:block;max-width:360px;margin:40px auto}.login form{background:#fff;border-radius:6px;padding:16px 20px;display:grid;gap:8px}
+.login input{font:inherit;padding:6px}#error{color:#b3261e;margin:0}.problem{color:#b3261e}`;
 
 export const CONSOLE_JS = `// The isoagent operator console. Plain DOM; untrusted text goes through textContent.
 const $ = (id) => document.getElementById(id);
@@ -64,6 +66,8 @@ function el(tag, attrs, ...children) {
 
 async function api(path, init) {
   const res = await fetch(path, { credentials: "same-origin", ...(init || {}), headers: { "content-type": "application/json", ...((init || {}).headers || {}) } });
+  // The session expired or was ended: log in again.
+  if (res.status === 401) { location.replace("/login"); throw new Error("not logged in"); }
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error((body.error && body.error.message) || res.statusText);
   return body;
@@ -128,14 +132,19 @@ function approvalView(runId, a) {
   } else {
     const again = el("button", { class: "run-again" }, "It did not happen: run it again");
     const done = el("button", { class: "record-result neutral" }, "It happened: record it as done");
-    const failed = el("button", { class: "record-failure deny" }, "Record it as failed");
+    const failed = el("button", { class: "record-failure deny" }, "It did not happen: record it as failed");
+    const unknown = el("button", { class: "mark-unknown neutral" }, "Cannot tell: the outcome is unknown");
     const settle = (resolution, content) => answer({ approvalId: a.approvalId, requestHash: a.requestHash, resolution, by: "console", ...(content === undefined ? {} : { content }) }, "/runs/" + runId + "/reconcile");
     again.addEventListener("click", () => settle("run_again"));
     done.addEventListener("click", () => settle("record_result", { recorded_by: "operator" }));
     failed.addEventListener("click", () => settle("record_failure"));
-    buttons.append(again, done, failed);
+    unknown.addEventListener("click", () => settle("mark_unknown"));
+    buttons.append(again, done, failed, unknown);
   }
-  const rows = [["tool", r.tool], ["side effect", r.sideEffect], ["touches", r.resources.map((x) => x.kind + " " + x.value).join(", ") || "nothing declared"], ["call", r.callId + " (step " + r.step + ", attempt " + r.attempt + ")"], ["request", a.requestHash]];
+  const rows = [["tool", r.tool], ["side effect", r.sideEffect], ["touches", r.resources.map((x) => x.kind + " " + x.value + (x.operation ? " (" + x.operation + ")" : "")).join(", ") || "nothing declared"], ["call", r.callId + " (step " + r.step + ", attempt " + r.attempt + ")"], ["request", a.requestHash]];
+  if (r.idempotencyKey) rows.push(["idempotency key", r.idempotencyKey]);
+  if (r.policyVersion) rows.push(["policy", r.policyVersion]);
+  if (r.note) rows.push(["note", r.note]);
   const dl = el("dl", {});
   for (const [k, v] of rows) dl.append(el("dt", {}, k), el("dd", { class: k.replace(" ", "-") }, v));
   const section = el("section", { class: "approval", "data-approval": a.approvalId, "data-kind": r.kind },
@@ -152,6 +161,7 @@ async function loadRun() {
   $("run-title").textContent = run.runId + ": " + run.status;
   $("run").dataset.status = run.status;
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
+  if (run.problem) $("summary").append(el("div", { class: "problem" }, "cannot be driven: " + run.problem.code + ": " + run.problem.message));
   $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
   $("cancel").hidden = !(run.status === "running" || run.status === "waiting");
 }
@@ -187,6 +197,11 @@ $("cancel").addEventListener("click", async () => {
   if (!selected) return;
   try { await api("/runs/" + encodeURIComponent(selected) + "/cancel", { method: "POST", body: JSON.stringify({ by: "console" }) }); } catch (e) { alert(e.message); }
   loadRun();
+});
+
+$("logout").addEventListener("click", async () => {
+  await fetch("/logout", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" } }).catch(() => {});
+  location.replace("/login");
 });
 
 async function tick() {

@@ -5,4 +5,5 @@
  * @module
  */
 export { createHttpApp, type HttpAppOptions } from "./app.js";
-export { driverBackend, type RunsBackend } from "./backend.js";
+export { driverBackend, type RunProblem, type RunsBackend } from "./backend.js";
+export { DEFAULT_SESSION_TTL_MS, SESSION_COOKIE } from "./auth.js";

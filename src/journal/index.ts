@@ -12,6 +12,7 @@ export {
   initialState,
   pendingApprovals,
   reduce,
+  RUN_STATUSES,
   TERMINAL_STATUSES,
   type ApprovalState,
   type CallState,

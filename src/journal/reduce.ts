@@ -13,6 +13,9 @@ import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation } fro
 /** Where a run is. `waiting`: only an operator's answer can move it on. */
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "cancelled";
 
+/** Every status. */
+export const RUN_STATUSES: readonly RunStatus[] = ["running", "waiting", "completed", "failed", "cancelled"];
+
 /** The terminal statuses. */
 export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled"]);
 

@@ -2,7 +2,7 @@ import type { Miniflare } from "miniflare";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPresent } from "../helpers/chromium.js";
-import { launch } from "../helpers/pages.js";
+import { consoleLogin, launch } from "../helpers/pages.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 
 // The operator console of the Worker `npm start` runs (examples/worker), in
@@ -38,22 +38,28 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(m.text());
     });
-    // The one-time login: the token becomes an HttpOnly cookie and leaves the address bar.
-    const landed = await page.goto(`${base}/?token=${TOKEN}`);
+    // The printed link logs in: the token goes in a same-origin post, and
+    // leaves the address bar and the tab's history at once.
+    const landed = page.waitForResponse((r) => r.url() === `${base}/` && r.request().method() === "GET");
+    await consoleLogin(page, base, TOKEN);
     expect(page.url()).toBe(`${base}/`);
+    expect(await page.evaluate(() => history.length)).toBe(2);
+    await page.goBack();
+    expect(page.url()).not.toContain(TOKEN);
+    await page.goForward();
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     // The page runs under a CSP that refuses inline scripts and code
     // generation; a violation would show as a console error (checked below).
-    const csp = landed!.headers()["content-security-policy"]!;
+    const csp = (await landed).headers()["content-security-policy"]!;
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain("unsafe");
-    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     await page.click(`li[data-run="${runId}"]`);
     const approval = page.locator("section.approval[data-kind=call]");
     await approval.waitFor();
     expect(await approval.locator("h3").textContent()).toBe("write_file asks for approval");
     expect(await approval.locator("dd.tool").textContent()).toBe("write_file");
     expect(await approval.locator("dd.side-effect").textContent()).toBe("local_mutation");
-    expect(await approval.locator("dd.touches").textContent()).toBe("path notes/summary.md");
+    expect(await approval.locator("dd.touches").textContent()).toBe("path notes/summary.md (write)");
     expect(JSON.parse((await approval.locator("pre.args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
     expect(await approval.locator("pre.preview").textContent()).toContain("+ - renew the passport");
 
@@ -106,8 +112,7 @@ describe.skipIf(!present)("the console answers an interrupted side effect", () =
     const page = await (await browser.newContext()).newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(e.message));
-    await page.goto(`${at}/?token=${TOKEN2}`);
-    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    await consoleLogin(page, at, TOKEN2);
     await page.click(`li[data-run="${runId}"]`, { timeout: 10_000 });
     const interrupted = page.locator("section.approval[data-kind=interrupted_side_effect]");
     await interrupted.waitFor({ timeout: 15_000 });
@@ -148,8 +153,7 @@ describe.skipIf(!present)("the console answers ask_user (the Worker with a model
       const page = await (await browser.newContext()).newPage();
       const problems: string[] = [];
       page.on("pageerror", (e) => problems.push(e.message));
-      await page.goto(`${at}/?token=${TOKEN3}`);
-      await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+      await consoleLogin(page, at, TOKEN3);
       await page.click(`li[data-run="${runId}"]`);
       const q = page.locator("section.approval[data-kind=call]");
       await q.waitFor({ timeout: 15_000 });

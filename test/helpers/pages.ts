@@ -22,3 +22,13 @@ export const serve = (dir: string) => serveStatic(dir);
 export async function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM.executablePath, args: CHROMIUM.args, headless: true });
 }
+
+/**
+ * Logs a page into the console by the printed link (`/login#token=...`), and
+ * waits for the console to be ready on `/`.
+ */
+export async function consoleLogin(page: import("playwright-core").Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/login#token=${token}`);
+  await page.waitForURL(`${base}/`);
+  await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+}

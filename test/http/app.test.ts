@@ -44,12 +44,11 @@ async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean): Promise<T> 
 }
 
 describe("the HTTP app: authentication", () => {
-  it("answers the health check without a token, and every other route only with one", async () => {
+  it("answers the health check, the login page and the static assets without a token, and every other route only with one", async () => {
     const { app } = setup();
     expect(await (await app.request("/health")).json()).toEqual({ ok: true });
+    for (const path of ["/login", "/login.js", "/console.js", "/console.css"]) expect((await app.request(path)).status, path).toBe(200);
     const routes: [string, string][] = [
-      ["GET", "/"],
-      ["GET", "/console.js"],
       ["POST", "/runs"],
       ["GET", "/runs"],
       ["GET", "/runs/run_1"],
@@ -58,6 +57,7 @@ describe("the HTTP app: authentication", () => {
       ["POST", "/runs/run_1/approvals/apr.1"],
       ["POST", "/runs/run_1/cancel"],
       ["POST", "/runs/run_1/reconcile"],
+      ["POST", "/logout"],
       ["GET", "/nowhere"],
     ];
     for (const [method, path] of routes) {
@@ -68,15 +68,16 @@ describe("the HTTP app: authentication", () => {
         expect(res.headers.get("www-authenticate")).toBe('Bearer realm="isoagent"');
       }
     }
+    // The console page itself sends a browser without a session to log in.
+    const page = await app.request("/");
+    expect([page.status, page.headers.get("location")]).toEqual([302, "/login"]);
   });
 
-  it("logs the console in once with ?token=, into an HttpOnly SameSite=Strict cookie", async () => {
+  it("serves the console to a logged-in browser under a CSP without eval", async () => {
     const { app } = setup();
-    expect((await app.request("/?token=nope")).status).toBe(401);
-    const login = await app.request(`/?token=${TOKEN}`);
-    expect(login.status).toBe(302);
+    const login = await app.request("/login", { method: "POST", headers: { origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ token: TOKEN }) });
+    expect(login.status).toBe(204);
     const cookie = login.headers.get("set-cookie")!;
-    expect(cookie).toContain("isoagent_token=");
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
     const page = await app.request("/", { headers: { cookie: cookie.split(";")[0]! } });
