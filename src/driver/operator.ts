@@ -47,6 +47,7 @@ function pendingApproval(state: RunState, approvalId: ApprovalId, requestHash: s
   if (TERMINAL_STATUSES.has(state.status)) throw new DriverError("RUN_NOT_ACTIVE", `run ${state.runId} is ${state.status}`);
   const a = state.approvals[approvalId];
   if (a === undefined) throw new DriverError("APPROVAL_NOT_FOUND", `run ${state.runId} has no approval request ${approvalId}`);
+  if (a.status === "voided") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} is void: the call was decided again under a changed policy, and asked anew`);
   if (a.status !== "pending") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} was already answered (${a.status} by ${a.by ?? "?"})`);
   if (requestHash !== a.requestHash) {
     throw new DriverError("APPROVAL_HASH_MISMATCH", `the answer quotes request ${String(requestHash).slice(0, 12)}…, but approval ${approvalId} of run ${state.runId} is for request ${a.requestHash.slice(0, 12)}…`);

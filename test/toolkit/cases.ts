@@ -5,7 +5,7 @@
  * journal), and the model-facing texts are pinned by exact value.
  */
 import { expect } from "vitest";
-import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JournalEvent, type Observation, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JournalEvent, type Observation, type Policy, type Tool } from "../../src/index.js";
 import { workspaceTools, type Workspace } from "../../src/toolkit/index.js";
 
 export interface Backend {
@@ -28,8 +28,8 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** Calls one tool through a driver, approving what asks (and returning the preview it showed). */
-export async function callTool(tools: readonly Tool<never, unknown>[], name: string, args: unknown): Promise<Outcome> {
-  const driver = createDriver({ store: memoryStore(), tools: [...tools], agent: scriptedAgent([calls(call(name, args as never)), final("done")]) });
+export async function callTool(tools: readonly Tool<never, unknown>[], name: string, args: unknown, policy?: Policy): Promise<Outcome> {
+  const driver = createDriver({ store: memoryStore(), tools: [...tools], agent: scriptedAgent([calls(call(name, args as never)), final("done")]), ...(policy === undefined ? {} : { policy }) });
   let outcome = await driver.start("t");
   let preview: string | undefined;
   while (outcome.status === "waiting") {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpFetchTool, htmlToText } from "../../src/toolkit/index.js";
 import { callTool } from "./cases.js";
-import type { Tool } from "../../src/index.js";
+import { rulesPolicy, type Tool } from "../../src/index.js";
 
 let server: Server;
 let port: number;
@@ -125,5 +125,24 @@ describe("http_fetch", () => {
 
   it("htmlToText decodes entities and drops scripts, styles and comments", () => {
     expect(htmlToText("<p>a &lt;b&gt; &#x41;&#66; &nbsp;c</p><!-- x --><style>.a{}</style><p>d</p>")).toBe("a <b> AB c\nd");
+  });
+});
+
+describe("http_fetch and the run's policy", () => {
+  it("puts each redirect hop to the policy before reaching it: a denied hop ends the call with the gate's denial text, and is never fetched", async () => {
+    // Both hosts are on the tool's allowlist; the policy denies one.
+    const policy = rulesPolicy([{ resource: { kind: "host", match: "localhost" }, permission: "deny", reason: "not this host" }]);
+    const before = seen.length;
+    const out = await callTool([tool({ allow: [`127.0.0.1:${port}`, `localhost:${port}`] })], "http_fetch", { url: `${base}/away` }, policy);
+    expect(out).toEqual({
+      ok: false,
+      text:
+        `Error: permission denied: http_fetch is not allowed for \`localhost\`, \`http://localhost:${port}/json\` (not this host).\n` +
+        "[Next: Do not call http_fetch with these arguments again.]\n" +
+        "[Recovery: If the task cannot be done without it, stop and say which permission is missing.]",
+    });
+    expect(seen.slice(before).map((s) => s.url)).toEqual(["/away"]);
+    // The same hop, allowed by the policy, is followed.
+    expect((await callTool([tool({ allow: [`127.0.0.1:${port}`, `localhost:${port}`] })], "http_fetch", { url: `${base}/away` })).ok).toBe(true);
   });
 });
