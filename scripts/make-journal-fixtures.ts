@@ -1,14 +1,16 @@
 /**
- * Writes the v1 journal fixtures under test/fixtures/journals/, from
- * deterministic runs (manual clock, sequential ids, fixed owners). Fixtures
- * are never edited: this script refuses to overwrite one. A new journal
- * version gets new fixtures beside the old ones.
+ * Writes the journal fixtures of the version this code writes (v2) under
+ * test/fixtures/journals/, from deterministic runs (manual clock, sequential
+ * ids, fixed owners). Fixtures are never edited: this script refuses to
+ * overwrite one. The v1 fixtures were written by version 1 of this script
+ * (git history has it) and are kept as they are; a new journal version gets
+ * new fixtures beside the old ones.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { call, calls, createDriver, Crash, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, abortRun, type Tool } from "../src/index.js";
 
 const dir = "test/fixtures/journals";
-const files: Record<string, string> = { "notes.md": "hello" };
+const files: Record<string, string> = { "notes.md": "hello", "colour.txt": "\u001b[31mred\u001b[0m" };
 const read = defineTool<{ path: string }>({ name: "read_file", description: "Read a file.", inputSchema: strictObject({ path: string() }), sideEffect: "read_only", timeoutMs: 1000, call: (a) => files[a.path] ?? null });
 const write = defineTool<{ path: string; content: string }>({
   name: "write_file",
@@ -37,53 +39,39 @@ async function save(name: string, make: () => Promise<{ store: ReturnType<typeof
   console.log(`wrote ${path}`);
 }
 
-await save("v1-completed", async () => {
+// v2: an approval asked under one policy, asked again under the next
+// (call.reopened), with the tool's shape and the policy's identity in the
+// requests.
+await save("v2-reopened", async () => {
   const clock = manualClock();
   const store = memoryStore({ clock });
-  const d = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, agent: scriptedAgent([calls(call("read_file", { path: "notes.md" })), final({ summary: "read" })]) });
-  return { store, runId: (await d.start({ goal: "read" })).runId };
-});
-
-await save("v1-approval", async () => {
-  const clock = manualClock();
-  const store = memoryStore({ clock });
-  const d = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, policy: rulesPolicy([{ tool: "write_file", permission: "ask" }]), agent: scriptedAgent([calls(call("write_file", { path: "a.md", content: "x" })), final("written")]) });
-  const w = await d.start("write a.md");
-  const [a] = w.approvals;
+  const ask = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
+  const agent = () => scriptedAgent([calls(call("write_file", { path: "a.md", content: "x" })), final("written")]);
+  const d1 = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, policy: ask, policyVersion: "policy-1", agent: agent() });
+  const w = await d1.start("write a.md");
   clock.advance(1000);
-  await d.approve(w.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
-  return { store, runId: (await d.resume(w.runId)).runId };
+  const d2 = createDriver({ store, clock, owner: "driver-b", tools, policy: ask, policyVersion: "policy-2", agent: agent() });
+  const again = await d2.resume(w.runId);
+  const [a] = again.approvals;
+  await d2.approve(w.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
+  return { store, runId: (await d2.resume(w.runId)).runId };
 });
 
-await save("v1-reconciled", async () => {
+// v2: an interrupted side effect whose outcome an operator could not tell
+// (mark_unknown), with its idempotency key in the request; a result whose
+// terminal escapes were cleaned.
+await save("v2-unknown", async () => {
   const clock = manualClock();
   const store = memoryStore({ clock });
   let crash = true;
   const faults = { at: (p: string) => { if (crash && p === "after_effect") { crash = false; throw new Crash(); } } };
-  const agent = () => scriptedAgent([calls(call("write_file", { path: "b.md", content: "y" })), final("ok")]);
+  const agent = () => scriptedAgent([calls(call("write_file", { path: "b.md", content: "y" })), calls(call("read_file", { path: "colour.txt" })), final("ok")]);
   const d1 = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, agent: agent(), faults });
   const crashed = await d1.start("write b.md");
   clock.advance(31_000);
   const d2 = createDriver({ store, clock, owner: "driver-b", tools, agent: agent() });
   const waiting = await d2.resume(crashed.runId);
   const [a] = waiting.approvals;
-  await d2.settle(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana", resolution: "record_result", content: { written: 1 } });
+  await d2.deny(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana", reason: "cannot tell" });
   return { store, runId: (await d2.resume(waiting.runId)).runId };
-});
-
-await save("v1-failed-abort", async () => {
-  const clock = manualClock();
-  const store = memoryStore({ clock });
-  const d = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, agent: scriptedAgent([calls(call("publish")), final("never")]) });
-  return { store, runId: (await d.start("publish")).runId };
-});
-
-await save("v1-cancelled", async () => {
-  const clock = manualClock();
-  const store = memoryStore({ clock });
-  const d = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, policy: rulesPolicy([{ tool: "write_file", permission: "ask" }]), agent: scriptedAgent([calls(call("write_file", { path: "c.md", content: "z" })), final("never")]) });
-  const w = await d.start("write c.md");
-  clock.advance(500);
-  await d.cancel(w.runId, { by: "ana", reason: "not needed" });
-  return { store, runId: w.runId };
 });

@@ -2,14 +2,14 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isIsoagentError, reduce, verifyChain, type JournalEvent } from "../../src/index.js";
 
-// Journals written by version 1 of the format. They are never edited: a new
-// version adds fixtures; these must stay readable.
+// Journals written by versions 1 and 2 of the format. They are never edited:
+// a new version adds fixtures; every one must stay readable.
 const dir = "test/fixtures/journals";
 const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/${name}.json`, "utf8")) as JournalEvent[];
 
 describe("v1 journal fixtures", () => {
   it("are all here", () => {
-    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json"]);
+    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-reopened.json", "v2-unknown.json"]);
   });
 
   const expected: Record<string, Record<string, unknown>> = {
@@ -18,6 +18,8 @@ describe("v1 journal fixtures", () => {
     "v1-reconciled": { status: "completed", step: 2, output: "ok", seq: 12 },
     "v1-failed-abort": { status: "failed", step: 1, failure: { reason: "tool_abort", detail: "checksum mismatch" }, seq: 7 },
     "v1-cancelled": { status: "cancelled", step: 1, cancelled: { by: "ana", reason: "not needed" }, seq: 6 },
+    "v2-reopened": { status: "completed", step: 2, output: "written", seq: 15 },
+    "v2-unknown": { status: "completed", step: 3, output: "ok", seq: 16 },
   };
   for (const [name, want] of Object.entries(expected)) {
     it(`${name}: the chain verifies and the state reduces as it did`, () => {
@@ -57,6 +59,30 @@ describe("v1 journal fixtures", () => {
       }
       expect(isIsoagentError(caught, "JOURNAL_HASH_MISMATCH"), what).toBe(true);
       expect((caught as Error).message).toBe(message);
+    }
+  });
+
+  it("v2-reopened: the approval asked under the first policy is void; the second, asked under the next policy and naming the change, was answered", () => {
+    const state = reduce(load("v2-reopened"));
+    const approvals = Object.values(state.approvals).map((a) => [a.status, a.request.policyVersion, a.request.note ?? null, typeof a.request.toolShape]);
+    expect(approvals).toEqual([
+      ["voided", "policy-1", null, "string"],
+      ["approved", "policy-2", 'the policy changed from "policy-1" to "policy-2" since this call was asked', "string"],
+    ]);
+  });
+
+  it("v2-unknown: the interrupted write is marked unknown (its key in the request), and the model was told to check", () => {
+    const state = reduce(load("v2-unknown"));
+    const [a] = Object.values(state.approvals);
+    expect([a!.request.kind, a!.request.idempotencyKey, a!.status]).toEqual(["interrupted_side_effect", "run_1:1:s1c1", "denied"]);
+    const shown = state.transcript.filter((t) => t.type === "observation").map((t) => (t.type === "observation" ? t.observation.type : ""));
+    expect(shown).toEqual(["interrupted", "result"]);
+  });
+
+  it("v1 journals reduce as they did under v2's code: no call.reopened, no voided approval", () => {
+    for (const name of ["v1-approval", "v1-reconciled"]) {
+      const state = reduce(load(name));
+      expect(Object.values(state.approvals).every((a) => a.status !== "voided")).toBe(true);
     }
   });
 });
