@@ -21,14 +21,13 @@ import { streamSSE } from "hono/streaming";
 import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
-import { tryParseJson, type JsonValue } from "../json/index.js";
-import { pendingApprovals, RUN_STATUSES, TERMINAL_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
-import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import { pendingApprovals, TERMINAL_STATUSES } from "../journal/index.js";
 import { after } from "../web.js";
 import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenOk, UNSAFE_METHODS } from "./auth.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
+import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, readBody, RECONCILE, STATUS, view } from "./wire.js";
 
 export interface HttpAppOptions {
   readonly backend: RunsBackend;
@@ -46,135 +45,6 @@ export interface HttpAppOptions {
   readonly sessionTtlMs?: number;
   /** The clock sessions expire by. Default: the system clock. */
   readonly clock?: Clock;
-}
-
-const STATUS: Record<string, number> = {
-  JSON_SYNTAX: 400,
-  JSON_TOO_DEEP: 400,
-  JSON_INVALID_UTF8: 400,
-  JSON_LONE_SURROGATE: 400,
-  JSON_DUPLICATE_KEY: 400,
-  JSON_NUMBER_OUT_OF_RANGE: 400,
-  INVALID_BODY: 400,
-  INVALID_ID: 400,
-  INVALID_QUERY: 400,
-  DRIVER_INVALID: 400,
-  ANSWER_REQUIRED: 400,
-  UNAUTHORIZED: 401,
-  CSRF_REFUSED: 403,
-  RUN_NOT_FOUND: 404,
-  APPROVAL_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  APPROVAL_HASH_MISMATCH: 409,
-  APPROVAL_NOT_PENDING: 409,
-  APPROVAL_NOT_RECONCILABLE: 409,
-  APPROVAL_STALE: 409,
-  TOOL_SHAPE_CHANGED: 409,
-  RUN_NOT_ACTIVE: 409,
-  RUN_EXISTS: 409,
-  BODY_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-};
-
-class HttpError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function errorBody(code: string, message: string): { error: { code: string; message: string } } {
-  return { error: { code, message } };
-}
-
-const string = (description: string) => ({ type: "string", minLength: 1, maxLength: 4096, description });
-function body(schema: object): () => CompiledSchema {
-  let compiled: CompiledSchema | undefined;
-  return () => (compiled ??= compileSchema(schema));
-}
-const CREATE = body({ type: "object", additionalProperties: false, required: ["task"], properties: { task: true } });
-const LOGIN = body({ type: "object", additionalProperties: false, required: ["token"], properties: { token: { type: "string", maxLength: 4096 } } });
-const ANSWER = body({
-  type: "object",
-  additionalProperties: false,
-  required: ["decision", "requestHash"],
-  properties: { decision: { enum: ["approve", "deny"] }, requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" }, by: string("Who answers"), reason: string("Why"), answer: string("A person's answer, for a request that wants one") },
-});
-const CANCEL = body({ type: "object", additionalProperties: false, properties: { by: string("Who cancels"), reason: string("Why") } });
-const RECONCILE = body({
-  type: "object",
-  additionalProperties: false,
-  required: ["approvalId", "requestHash", "resolution"],
-  properties: {
-    approvalId: string("The interrupted side effect's approval"),
-    requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
-    resolution: { enum: ["run_again", "record_result", "record_failure", "mark_unknown"] },
-    content: true,
-    by: string("Who answers"),
-    reason: string("Why"),
-  },
-});
-
-/** Reads a body through the strict JSON boundary, then its schema. */
-async function readBody(c: Context, schema: () => CompiledSchema): Promise<Record<string, JsonValue>> {
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
-  const parsed = tryParseJson(bytes.length === 0 ? new Uint8Array([0x7b, 0x7d]) : bytes);
-  if (!parsed.ok) throw new HttpError(parsed.error.code, `the body is not valid JSON: ${parsed.error.message}`);
-  const r = schema().validate(parsed.value);
-  if (!r.valid) throw new HttpError("INVALID_BODY", `the body is not what this route takes: ${r.issues.map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`)).join("; ")}`);
-  return parsed.value as Record<string, JsonValue>;
-}
-
-/** A path parameter parsed as an id, or 400 INVALID_ID. */
-function idParam<T>(parse: (v: unknown) => T, value: string | undefined): T {
-  try {
-    return parse(value);
-  } catch {
-    throw new HttpError("INVALID_ID", `${JSON.stringify(value)} is not an id`);
-  }
-}
-
-/** `?status=` as distinct known statuses (400 for an unknown one), and `?limit=` as 1..500. */
-function listQuery(c: Context): { status?: RunStatus[]; limit?: number } {
-  const raw = c.req.query("status");
-  const out: { status?: RunStatus[]; limit?: number } = {};
-  if (raw !== undefined && raw !== "") {
-    const wanted = new Set<RunStatus>();
-    for (const s of raw.split(",")) {
-      const t = s.trim();
-      if (t === "") continue;
-      if (!RUN_STATUSES.includes(t as RunStatus)) throw new HttpError("INVALID_QUERY", `status ${JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t)} is not one of ${RUN_STATUSES.join(", ")}`);
-      wanted.add(t as RunStatus);
-    }
-    if (wanted.size > 0) out.status = [...wanted];
-  }
-  const limit = c.req.query("limit");
-  if (limit !== undefined) {
-    const n = Number(limit);
-    if (!/^\d{1,4}$/.test(limit) || n < 1 || n > 500) throw new HttpError("INVALID_QUERY", "limit must be a whole number from 1 to 500");
-    out.limit = n;
-  }
-  return out;
-}
-
-/** The state of a run as the API shows it. */
-function view(s: RunState, problem: { code: string; message: string } | undefined): Record<string, unknown> {
-  return {
-    runId: s.runId,
-    status: s.status,
-    seq: s.seq,
-    step: s.step,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    task: s.task,
-    ...(s.output !== undefined ? { output: s.output } : {}),
-    ...(s.failure !== undefined ? { failure: s.failure } : {}),
-    ...(s.cancelled !== undefined ? { cancelled: s.cancelled } : {}),
-    ...(problem !== undefined ? { problem } : {}),
-    approvals: pendingApprovals(s),
-  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => void after(ms, r));
