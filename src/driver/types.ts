@@ -7,6 +7,7 @@ import type { ApprovalState, Limits, RunStatus } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
 import type { Store } from "../store/index.js";
 import type { ReconcileHook, Tool } from "../tools/index.js";
+import type { ContextOptions } from "./compaction.js";
 export type { InterruptedCall, ReconcileHook, Reconciliation } from "../tools/index.js";
 
 /** The default limits. */
@@ -70,6 +71,13 @@ export interface DriverOptions {
   readonly leaseTtlMs?: number | undefined;
   /** Write a snapshot every this many events (a resume replays at most this many). Default 128 (snapshots leave the transcript out, so they stay small). */
   readonly snapshotEvery?: number | undefined;
+  /**
+   * Context management: a budget of tokens per request, and how to compact
+   * the transcript when the next request would pass it (journaled as
+   * `context.compacted`). Without it, nothing is compacted, and a provider's
+   * "context length exceeded" fails the run (`context_exceeded`).
+   */
+  readonly context?: ContextOptions | undefined;
   /** Hears a streaming agent's progress as it arrives (also kept for {@link Driver.progress}). */
   readonly onProgress?: ((runId: RunId, step: number, progress: AgentProgress) => void) | undefined;
   /** @internal For the testkit's crash tests. */

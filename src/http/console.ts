@@ -86,6 +86,7 @@ function describe(e) {
     case "call.rejected": return e.callId + ": " + e.observation.type;
     case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by + (e.reason ? " (" + e.reason + ")" : "");
     case "call.reopened": return e.callId + ": decided again (" + e.reason + ")";
+    case "context.compacted": return e.strategy + ": items " + e.from + "-" + e.to + " replaced by " + e.items.length + ", about " + e.tokens.before + " -> " + e.tokens.after + " tokens";
     case "run.completed": return "output " + JSON.stringify(e.output);
     case "run.failed": return e.reason + ": " + e.detail;
     case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");

@@ -397,6 +397,7 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
       fencingToken: 1,
       signal: controller.signal,
       permit: (resources) => evaluatePolicy(options.policy ?? allowAll, { tool: compiled.name, sideEffect: compiled.sideEffect, args: verdict.args, resources, stage: "discovered" }),
+      readArtifact: async () => undefined,
     };
     try {
       await tool.call(verdict.args as never, ctx);

@@ -39,6 +39,12 @@ export interface ToolContext {
    * ```
    */
   permit(resources: readonly ResourceRef[]): PermitAnswer;
+  /**
+   * An artifact's bytes, only when this run's journal names it (a truncated
+   * output, an output a compaction elided): the artifact store is shared
+   * between runs, and a run reads back only its own. Undefined otherwise.
+   */
+  readArtifact(sha256: string): Promise<Uint8Array | undefined>;
 }
 
 /** The policy's answer about resources a running call found. */
