@@ -113,7 +113,8 @@ describe("context management: the trimmer", () => {
     const last = views.at(-1)!.transcript;
     expect(last[0]!.type).toBe("task");
     expect(last[1]).toMatchObject({ type: "summary", steps: { from: 1 } });
-    expect(last[1]!.type === "summary" && last[1].text).toMatch(/^\[Steps 1 to \d+ are not shown, to stay within the context budget; the outputs they elided are kept as artifacts\.\]$/);
+    const summary = last[1]!;
+    expect(summary.type === "summary" && summary.text).toMatch(/^\[Steps 1 to \d+ are not shown, to stay within the context budget; the outputs they elided are kept as artifacts\.\]$/);
     // 121 items uncompacted; folded, what fits in the budget (about a dozen steps) and the notice.
     expect(last.length).toBeLessThan(40);
   });
