@@ -21,6 +21,6 @@ export {
 export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolSpecErrorCode } from "./compile.js";
 export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
 export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";
-export { abortRun, AbortRunError, defineTool, isAbortRun, ToolError, type Tool, type ToolContext } from "./tool.js";
+export { abortRun, AbortRunError, defineTool, isAbortRun, ToolError, type Tool, type ToolContext, type ToolInputSchema } from "./tool.js";
 export { lineDiff } from "./diff.js";
 export { isStandardSchema, standardJsonSchema, type StandardSchemaLike } from "./standard.js";
