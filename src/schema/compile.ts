@@ -108,7 +108,7 @@ function makeUrl(href: string, base?: string): UrlLike {
  * ```
  */
 export function compileSchema(input: unknown, options: CompileSchemaOptions = {}): CompiledSchema {
-  const value = toJsonSchema(input);
+  const value = readSchema(input);
   const draft = draftOf(value, options.defaultDraft ?? DEFAULT_DRAFT);
   checkKeywords(value, draft);
   checkAgainstMetaschema(value, draft);
@@ -163,7 +163,8 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
 
 const VALID: ValidationResult = Object.freeze({ valid: true, issues: Object.freeze([]) as readonly ValidationIssue[] });
 
-function toJsonSchema(input: unknown): JsonValue {
+/** @internal A schema given as text, bytes or a value, as JSON: refused as compileSchema refuses it (missing, not JSON, too deep, not a schema). */
+export function readSchema(input: unknown): JsonValue {
   if (input === undefined || input === null) throw new SchemaError("SCHEMA_MISSING", "schema is missing");
   let value: JsonValue;
   if (typeof input === "string" || input instanceof Uint8Array) {
