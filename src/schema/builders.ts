@@ -31,6 +31,12 @@ declare const valueType: unique symbol;
 /**
  * A schema object that carries the TypeScript type `T` of the values it
  * accepts. The type is a phantom: nothing of it exists at run time.
+ *
+ * @example
+ * ```ts
+ * const limit: TypedSchema<number | null> = nullable(integer())
+ * JSON.stringify(limit)   // '{"type":["integer","null"]}'
+ * ```
  */
 export type TypedSchema<T> = SchemaObjectOf & { readonly [valueType]?: T };
 
@@ -51,7 +57,15 @@ export type PropertySchema = SchemaObjectOf | boolean;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
-/** The type of an object with these property schemas, the `R` ones required and the others optional. */
+/**
+ * The type of an object with these property schemas, the `R` ones required
+ * and the others optional.
+ *
+ * @example
+ * ```ts
+ * type T = ObjectType<{ a: TypedSchema<string>; b: TypedSchema<number> }, "a">   // { a: string; b?: number }
+ * ```
+ */
 export type ObjectType<P extends Record<string, PropertySchema>, R extends keyof P> = Simplify<
   { -readonly [K in keyof P as K extends R ? K : never]: SchemaType<Exclude<P[K], undefined>> } & { -readonly [K in keyof P as K extends R ? never : K]?: SchemaType<Exclude<P[K], undefined>> }
 >;

@@ -43,6 +43,13 @@ export interface Tool<Args = JsonValue, Result = unknown> extends ToolSpec<Args>
  * schema: a schema made by the builders carries its value type, which must
  * fit `Args` (a `string()` property where `Args` says `number` is a compile
  * error); any other schema, JSON text or Standard Schema is taken as it is.
+ *
+ * @example
+ * ```ts
+ * const ok: ToolInputSchema<{ path: string }> = strictObject({ path: string() })
+ * // @ts-expect-error the schema says string, the type says number
+ * const wrong: ToolInputSchema<{ path: number }> = strictObject({ path: string() })
+ * ```
  */
 export type ToolInputSchema<Args> = boolean | TypedSchema<Args> | string | StandardSchemaLike;
 
