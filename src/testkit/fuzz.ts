@@ -98,6 +98,13 @@ const FORMATS: Record<string, (r: () => number) => string> = {
   hostname: () => "example.com",
   ipv4: () => "192.0.2.1",
   ipv6: () => "2001:db8::1",
+  duration: (r) => `P${1 + Math.floor(r() * 9)}DT${Math.floor(r() * 24)}H`,
+  iri: (r) => `https://example.com/ü/${Math.floor(r() * 100)}`,
+  "iri-reference": () => "/ä/b",
+  "uri-template": () => "/users/{id}{?fields*}",
+  "json-pointer": () => "/a/0",
+  "relative-json-pointer": () => "1/a",
+  regex: () => "^[a-z]+$",
 };
 
 const ALPHABET = ["a", "b", "z", "A", "0", "9", "_", "-", " ", ".", "/", "é", "ß", "中", "😀"];

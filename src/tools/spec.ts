@@ -165,6 +165,12 @@ export interface ToolSpec<Args = JsonValue> {
    * `context.answer`. Requires permission "ask".
    */
   readonly wantsAnswer?: boolean | undefined;
+  /**
+   * Whether the input schema's `format`s are checked: "assert" (the
+   * default, in every draft: a tool that says `format: "uri"` gets a URI)
+   * or "annotation" (left unchecked, as 2020-12 reads them by default).
+   */
+  readonly formats?: "assert" | "annotation" | undefined;
 }
 
 /** A tool's part of the system prompt. */
