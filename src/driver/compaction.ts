@@ -197,18 +197,13 @@ function diff(before: readonly TranscriptItem[], after: readonly TranscriptItem[
 }
 
 /**
- * Compacts the transcript down to `target` tokens (estimated), or as far as
- * the strategy can. Undefined when there is nothing to compact.
+ * Compacts the transcript: for the budget, down to 60% of it (or as far as
+ * the strategy can); when the provider said the context was exceeded (our
+ * numbers were wrong), to half the whole transcript's estimate, eliding
+ * every output that a notice makes shorter. Undefined when there is nothing
+ * to compact.
  */
-export async function compact(
-  ctx: DriverContext,
-  state: RunState,
-  options: ContextOptions,
-  reason: "budget" | "provider",
-  target: number,
-  toolsTokens: number,
-  signal: AbortSignalLike,
-): Promise<Compaction | undefined> {
+export async function compact(ctx: DriverContext, state: RunState, options: ContextOptions, reason: "budget" | "provider", toolsTokens: number, signal: AbortSignalLike): Promise<Compaction | undefined> {
   const strategy = options.strategy ?? trimContext();
   const factor = calibration(state, toolsTokens);
   const before = estimate(state, toolsTokens, factor);
@@ -217,7 +212,11 @@ export async function compact(
     const summarized = await summarize(ctx, state, strategy, signal);
     if (summarized !== undefined) return { ...summarized, reason, tokens: { before, after: after(summarized.transcript) } };
   }
-  const trimmed = await trim(ctx, state.transcript, strategy.keepRecent, target / factor, options.budgetTokens / factor, toolsTokens);
+  const half = Math.floor(estimateOf(state.transcript, toolsTokens) / 2);
+  const trimmed =
+    reason === "budget"
+      ? await trim(ctx, state.transcript, strategy.keepRecent, (options.budgetTokens * TARGET) / factor, options.budgetTokens / factor, toolsTokens)
+      : await trim(ctx, state.transcript, 0, half, half, toolsTokens);
   if (trimmed === undefined) return undefined;
   const d = diff(state.transcript, trimmed.transcript);
   if (d === undefined) return undefined;
@@ -327,5 +326,3 @@ async function summarize(
   const transcript = [t[0]!, summary, ...t.slice(end)];
   return { strategy: "summarize", from: 1, to: end, items: [summary], artifacts: [], ...(answer === undefined ? {} : { answer }), transcript };
 }
-
-export { TARGET as COMPACTION_TARGET };

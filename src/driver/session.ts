@@ -21,7 +21,7 @@ import type { DriverContext } from "./context.js";
 import { runTool } from "./execute.js";
 import { Gate, toDecision } from "./gate.js";
 import { idempotencyKey } from "./keys.js";
-import { compact, COMPACTION_TARGET, estimate } from "./compaction.js";
+import { compact, estimate } from "./compaction.js";
 import { loadState } from "./load.js";
 import { outcomeOf } from "./outcome.js";
 import { recover } from "./recovery.js";
@@ -164,8 +164,7 @@ export class Session {
     if (options === undefined) return false;
     const now = estimate(this.state, this.ctx.toolsTokens);
     if (reason === "budget" && now <= options.budgetTokens) return false;
-    const target = Math.floor(reason === "budget" ? options.budgetTokens * COMPACTION_TARGET : Math.min(options.budgetTokens * COMPACTION_TARGET, now / 2));
-    const c = await compact(this.ctx, this.state, options, reason, target, this.ctx.toolsTokens, this.agentAbort.signal);
+    const c = await compact(this.ctx, this.state, options, reason, this.ctx.toolsTokens, this.agentAbort.signal);
     if (this.lost) throw new LeaseLost();
     if (c === undefined) return false;
     this.event("context.compacted", c);
