@@ -138,7 +138,7 @@ export class Gate {
         this.event("call.rejected", { step, callId: call.callId, observation: await toolErrorObservation(call.name, e, this.projection(entry)) });
         return;
       }
-      this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined", ...this.version() });
+      this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined", sideEffect: entry.compiled.sideEffect, ...this.version() });
       this.event("call.rejected", { step, callId: call.callId, observation: resourcesFailedObservation(call.name) });
       return;
     }
@@ -147,7 +147,7 @@ export class Gate {
     const permission = strictest(entry.compiled.permission, decided.permission);
     const fromPolicy = permission !== entry.compiled.permission;
     const reason = fromPolicy ? decided.reason : undefined;
-    this.event("call.permission", { step, callId: call.callId, permission, source: fromPolicy ? "policy" : "spec", ...(reason === undefined ? {} : { reason }), ...this.version() });
+    this.event("call.permission", { step, callId: call.callId, permission, source: fromPolicy ? "policy" : "spec", ...(reason === undefined ? {} : { reason }), sideEffect: entry.compiled.sideEffect, ...this.version() });
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {

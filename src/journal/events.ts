@@ -199,6 +199,8 @@ export interface CallPermission extends EventBase {
   readonly reason?: string;
   /** The policy identity this was decided under (v2, when the application gives one). */
   readonly policyVersion?: string;
+  /** The tool's side-effect class (v2): what a trace shows of a call. */
+  readonly sideEffect?: SideEffect;
 }
 export interface ApprovalRequested extends EventBase {
   readonly type: "approval.requested";

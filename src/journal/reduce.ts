@@ -79,6 +79,8 @@ export interface RunState {
   seq: number;
   hash: string;
   readonly createdAt: number;
+  /** The hash of `run.created`: what the run's trace id is derived from (isoagent/otel). */
+  readonly createdHash: string;
   updatedAt: number;
   readonly task: JsonValue;
   readonly tools: readonly { readonly name: string; readonly specHash: string }[];
@@ -155,6 +157,7 @@ export function initialState(e: Extract<JournalEvent, { type: "run.created" }>):
     seq: e.seq,
     hash: e.hash,
     createdAt: e.at,
+    createdHash: e.hash,
     updatedAt: e.at,
     task: e.task,
     tools: e.tools,

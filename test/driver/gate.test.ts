@@ -59,7 +59,7 @@ describe("the gate: arguments, permission, approval", () => {
     expect(h.views[0]!.tools.map((t) => t.name)).toEqual(["read_file", "write_file"]);
     const events = await eventsOf(h.store, "run_1");
     expect(events.slice(3, 5)).toEqual([
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "spec" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "spec", sideEffect: "destructive" },
       {
         type: "call.rejected",
         step: 1,
@@ -79,7 +79,7 @@ describe("the gate: arguments, permission, approval", () => {
     await h.driver().start("t");
     const events = await eventsOf(h.store, "run_1");
     expect(events.slice(3, 6)).toEqual([
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason: "secrets are off limits" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason: "secrets are off limits", sideEffect: "read_only" },
       {
         type: "call.rejected",
         step: 1,
@@ -90,7 +90,7 @@ describe("the gate: arguments, permission, approval", () => {
             "Error: permission denied: read_file is not allowed for `secrets/keys.txt` (secrets are off limits).\n[Next: Do not call read_file with these arguments again.]\n[Recovery: If the task cannot be done without it, stop and say which permission is missing.]",
         },
       },
-      { type: "call.permission", step: 1, callId: "s1c2", permission: "allow", source: "spec" },
+      { type: "call.permission", step: 1, callId: "s1c2", permission: "allow", source: "spec", sideEffect: "read_only" },
     ]);
     expect(h.world.executions.map((e) => e.key)).toEqual(["run_1:1:s1c2"]);
   });
@@ -119,7 +119,7 @@ describe("the gate: arguments, permission, approval", () => {
     expect(waiting.status).toBe("waiting");
     expect(waiting.approvals).toEqual([{ approvalId: "apr.1.s1c1.1", request, requestHash, status: "pending" }]);
     expect((await eventsOf(h.store, "run_1")).slice(3)).toEqual([
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", sideEffect: "local_mutation" },
       { type: "approval.requested", approvalId: "apr.1.s1c1.1", request, requestHash },
     ]);
     expect(h.world.executions).toEqual([]);
