@@ -61,7 +61,7 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
     expect(await approval.locator("dd.side-effect").textContent()).toBe("local_mutation");
     expect(await approval.locator("dd.touches").textContent()).toBe("path notes/summary.md (write)");
     expect(JSON.parse((await approval.locator("pre.args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
-    expect(await approval.locator("pre.preview").textContent()).toContain("+ - renew the passport");
+    expect(await approval.locator("pre.preview").textContent()).toContain("+- renew the passport");
 
     await approval.locator("button.approve").click();
     await page.waitForSelector("#run[data-status=completed]");
