@@ -8,6 +8,7 @@
  * schemas assert them, and prints each format's figures. Exits 1 on any
  * wrong answer.
  */
+import { existsSync } from "node:fs";
 import { runFormatConformance, runSchemaConformance } from "./lib/schema-conformance.js";
 
 const args = process.argv.slice(2);
@@ -16,6 +17,10 @@ const formats = args.includes("--formats");
 const dir = args.find((a) => !a.startsWith("--"));
 if (dir === undefined) {
   console.error("usage: npm run conformance:schema -- <JSON-Schema-Test-Suite dir> [--formats] [--verbose]");
+  process.exit(2);
+}
+if (!existsSync(dir)) {
+  console.error(`no JSON Schema Test Suite at ${dir}: the suites are not part of isoagent; see the README's "Conformance suites" for where they come from (CI reads them from ../shared/suites)`);
   process.exit(2);
 }
 let failures = 0;
