@@ -131,7 +131,7 @@ export class Gate {
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {
-      const preview = await this.previewOf(entry, checked.args);
+      const preview = await this.previewOf(entry, checked.args, this.previewPermit(step, call, entry, checked.args));
       if (preview instanceof ToolError) {
         // The tool can already tell the call would fail: nobody is asked.
         this.event("call.rejected", { step, callId: call.callId, observation: await toolErrorObservation(call.name, preview, this.projection(entry)) });
@@ -151,7 +151,7 @@ export class Gate {
   }
 
   /** The tool's preview of a call, under its timeout; left out when it fails; a ToolError it throws refuses the call. */
-  private async previewOf(entry: ToolEntry, args: JsonValue): Promise<string | undefined | ToolError> {
+  private async previewOf(entry: ToolEntry, args: JsonValue, permit: (resources: readonly ResourceRef[]) => PermitAnswer): Promise<string | undefined | ToolError> {
     const preview = entry.compiled.preview;
     if (preview === undefined) return undefined;
     const controller = newAbortController();
@@ -163,7 +163,7 @@ export class Gate {
           reject(new Error("timeout"));
         });
         Promise.resolve()
-          .then(() => preview(args as never, { signal: controller.signal }))
+          .then(() => preview(args as never, { signal: controller.signal, permit }))
           .then(resolve, reject);
       });
       if (typeof text !== "string") return undefined;
@@ -247,6 +247,26 @@ export class Gate {
       const undeclared = resources.filter((r) => !declared.has(key(r, operationOf(r, sideEffect))));
       if (undeclared.length === 0) return { permission: "allow" };
       return evaluatePolicy(this.ctx.policy, { tool: call.name, sideEffect, args, resources: undeclared, stage: "discovered", runId, step, callId: call.callId });
+    };
+  }
+
+  /**
+   * A preview's `permit`: the call is not let through yet, so everything it
+   * asks about, declared or not, goes to the policy at stage "discovered",
+   * fail-closed. A preview shows only what the policy lets the call see.
+   */
+  previewPermit(step: number, call: CallState, entry: ToolEntry, args: JsonValue): (resources: readonly ResourceRef[]) => PermitAnswer {
+    const sideEffect = entry.compiled.sideEffect;
+    const runId = this.host.state().runId;
+    return (asked) => {
+      let resources: readonly ResourceRef[];
+      try {
+        resources = checkResources(asked);
+      } catch {
+        return { permission: "deny", reason: "the resources asked about are not { kind, value } strings" };
+      }
+      if (resources.length === 0) return { permission: "allow" };
+      return evaluatePolicy(this.ctx.policy, { tool: call.name, sideEffect, args, resources, stage: "discovered", runId, step, callId: call.callId });
     };
   }
 
