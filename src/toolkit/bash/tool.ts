@@ -41,7 +41,7 @@ export interface BashNetworkOptions {
   /** Bytes of a response read, at most (a larger one fails). Default 1,048,576. */
   readonly maxBytes?: number | undefined;
   /** Headers added to requests to a host (credentials the command never sees). */
-  readonly headers?: (host: string) => Readonly<Record<string, string>> | undefined;
+  readonly headers?: ((host: string) => Readonly<Record<string, string>> | undefined) | undefined;
   readonly fetch?: FetchLike | undefined;
 }
 
