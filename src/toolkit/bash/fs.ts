@@ -16,9 +16,22 @@
  *
  * Every refusal is recorded for the result's notice.
  */
-import type { BufferEncoding, CpOptions, FileContent, FsStat, IFileSystem, MkdirOptions, RmOptions } from "just-bash";
+import { encodeUtf8, utf8StreamDecoder } from "../../web.js";
 import type { Workspace, WorkspaceChange } from "../workspace.js";
 import { FILE_MAX_BYTES } from "../text.js";
+import type { JbEncoding as BufferEncoding, JbStat as FsStat } from "./just-bash.js";
+
+type FileContent = string | Uint8Array;
+interface MkdirOptions {
+  recursive?: boolean;
+}
+interface RmOptions {
+  recursive?: boolean;
+  force?: boolean;
+}
+interface CpOptions {
+  recursive?: boolean;
+}
 
 /** Why the shell refused an access. */
 export type RefusalReason = "outside" | "device" | "root" | "policy" | "links" | "name" | "too_large" | "full" | "allowlist";
@@ -55,8 +68,36 @@ const DIR_MODE = 0o755;
 /** Workspace files have no times: every file shows this one, so that listings are deterministic. */
 const EPOCH = new Date(0);
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+function toBase64(bytes: Uint8Array): string {
+  let out = "";
+  for (let k = 0; k < bytes.length; k += 3) {
+    const a = bytes[k]!, b = bytes[k + 1], c = bytes[k + 2];
+    out += B64[a >> 2]! + B64[((a & 3) << 4) | ((b ?? 0) >> 4)]!;
+    out += b === undefined ? "=" : B64[((b & 15) << 2) | ((c ?? 0) >> 6)]!;
+    out += c === undefined ? "=" : B64[c & 63]!;
+  }
+  return out;
+}
+
+function fromBase64(text: string): Uint8Array {
+  const clean = text.replace(/[^A-Za-z0-9+/]/g, "");
+  const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
+  let n = 0;
+  for (let k = 0; k + 1 < clean.length; k += 4) {
+    const v = [0, 1, 2, 3].map((i) => (k + i < clean.length ? B64.indexOf(clean[k + i]!) : 0));
+    out[n++] = (v[0]! << 2) | (v[1]! >> 4);
+    if (k + 2 < clean.length) out[n++] = ((v[1]! & 15) << 4) | (v[2]! >> 2);
+    if (k + 3 < clean.length) out[n++] = ((v[2]! & 3) << 6) | v[3]!;
+  }
+  return out.subarray(0, n);
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  const d = utf8StreamDecoder();
+  return d(bytes) + d();
+}
 
 const FS_ERROR = Symbol.for("isoagent.bash.fsError");
 
@@ -97,18 +138,13 @@ function toBytes(content: FileContent, encoding: BufferEncoding | undefined): Ui
     for (let k = 0; k < content.length; k++) out[k] = content.charCodeAt(k) & 0xff;
     return out;
   }
-  if (encoding === "base64") {
-    const bin = atob(content);
-    const out = new Uint8Array(bin.length);
-    for (let k = 0; k < bin.length; k++) out[k] = bin.charCodeAt(k);
-    return out;
-  }
+  if (encoding === "base64") return fromBase64(content);
   if (encoding === "hex") {
     const out = new Uint8Array(Math.floor(content.length / 2));
     for (let k = 0; k < out.length; k++) out[k] = parseInt(content.slice(2 * k, 2 * k + 2), 16);
     return out;
   }
-  return enc.encode(content);
+  return encodeUtf8(content);
 }
 
 function fromBytes(bytes: Uint8Array, encoding: BufferEncoding | null | undefined): string {
@@ -117,9 +153,9 @@ function fromBytes(bytes: Uint8Array, encoding: BufferEncoding | null | undefine
     for (let k = 0; k < bytes.length; k += 0x8000) out += String.fromCharCode(...bytes.subarray(k, k + 0x8000));
     return out;
   }
-  if (encoding === "base64") return btoa(fromBytes(bytes, "binary"));
+  if (encoding === "base64") return toBase64(bytes);
   if (encoding === "hex") return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return dec.decode(bytes);
+  return decodeUtf8(bytes);
 }
 
 const encodingOf = (o: { encoding?: BufferEncoding | null } | BufferEncoding | string | null | undefined): BufferEncoding | undefined =>
@@ -133,7 +169,7 @@ type Place = { kind: "ancestor"; path: string } | { kind: "ws"; key: string; pat
  * The workspace as just-bash's filesystem. `files` is the workspace's listing
  * when the command starts; contents are read when the command needs them.
  */
-export class WorkspaceFs implements IFileSystem {
+export class WorkspaceFs {
   readonly refusals: Refusal[] = [];
   /** Workspace files a listing left out because the policy does not let this call read them. */
   readonly hidden = new Set<string>();

@@ -7,11 +7,11 @@
  * (the command never sees them). What was reached is recorded, so the
  * result can mark its output as untrusted.
  */
-import type { SecureFetch } from "just-bash";
 import type { PermitAnswer, ResourceRef } from "../../tools/index.js";
-import { parseUrl, type FetchLike, type FetchResponseLike, type UrlParts } from "../../web.js";
+import { parseUrl, type AbortSignalLike, type FetchLike, type FetchResponseLike, type UrlParts } from "../../web.js";
 import { hostAllowed } from "../fetch.js";
 import type { Refusal } from "./fs.js";
+import type { JbSecureFetch as SecureFetch } from "./just-bash.js";
 
 export interface ShellNetwork {
   readonly allow: readonly string[];
@@ -66,7 +66,7 @@ export function shellFetch(
   net: ShellNetwork,
   permit: (resources: readonly ResourceRef[]) => PermitAnswer,
   trusted: <T>(fn: () => Promise<T>) => Promise<T>,
-  signal: AbortSignal | undefined,
+  signal: AbortSignalLike | undefined,
   log: NetworkLog,
 ): SecureFetch {
   const refuse = (url: string, why: "allowlist" | "policy", message: string): Error => {
@@ -89,8 +89,8 @@ export function shellFetch(
         const headers: Record<string, string> = {};
         const given = options.headers;
         if (given !== undefined) {
-          const entries = typeof (given as Headers).forEach === "function" ? [...(given as Headers).entries()] : Object.entries(given as Record<string, string>);
-          for (const [k, v] of entries) headers[k.toLowerCase()] = v;
+          if (typeof given.forEach === "function" && !Object.hasOwn(given, "forEach")) (given as { forEach(cb: (value: string, key: string) => void): void }).forEach((v, k) => void (headers[k.toLowerCase()] = v));
+          else for (const [k, v] of Object.entries(given as Record<string, string>)) headers[k.toLowerCase()] = v;
         }
         // Credentials go last: a header the command set cannot replace them.
         for (const [k, v] of Object.entries(net.headers?.(url.host) ?? {})) headers[k.toLowerCase()] = v;

@@ -8,6 +8,7 @@
  * characters and terminal escapes are left for the driver's output hygiene,
  * which cleans (and counts) every result once.
  */
+import { encodeUtf8 } from "../../web.js";
 import { count } from "../text.js";
 
 /** Lines of one stream (stdout or stderr) shown, at most. */
@@ -23,7 +24,6 @@ export interface OutputOptions {
   readonly keep: (bytes: Uint8Array) => Promise<string | undefined>;
 }
 
-const enc = new TextEncoder();
 
 const utf8Size = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
@@ -50,7 +50,7 @@ export function streamBytes(text: string, binary: boolean): Uint8Array {
       return out;
     }
   }
-  return enc.encode(text);
+  return encodeUtf8(text);
 }
 
 /** The last (or first) `max` lines of a text, and how many lines it has. A final newline ends the last line. */
@@ -133,7 +133,7 @@ export async function showStream(name: "stdout" | "stderr", text: string, o: Out
   const shownText = cut.text;
   if (lines.shown === lines.total && cut.bytes === sizeOf(lines.text)) return [label, text.endsWith("\n") ? text.slice(0, -1) : text];
   const shownLines = byLines(shownText, Number.MAX_SAFE_INTEGER, o.strategy).total;
-  const sha = await o.keep(enc.encode(text));
+  const sha = await o.keep(encodeUtf8(text));
   const which = o.strategy === "tail" ? "last" : "first";
   const n = (x: number): string => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   const notice = `[${name} cut: showing the ${which} ${n(shownLines)} of ${count(lines.total, "line")} (${n(cut.bytes)} of ${count(totalBytes, "byte")}); ${where(sha)}]`;

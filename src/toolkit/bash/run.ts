@@ -4,12 +4,11 @@
  * workspace's filesystem, with its deadline, its cancellation signal, and
  * curl's network when the application allows one.
  */
-import * as justBash from "just-bash";
-import type { CommandName, SecureFetch } from "just-bash";
 import type { PermitAnswer, ResourceRef } from "../../tools/index.js";
 import type { AbortSignalLike } from "../../web.js";
 import type { Workspace } from "../workspace.js";
 import { fsErrorInfo, WorkspaceFs, type Refusal } from "./fs.js";
+import { loadJustBash, type JbCommand, type JbSecureFetch as SecureFetch, type JustBash } from "./just-bash.js";
 import { shellFetch, type NetworkLog, type ShellNetwork } from "./network.js";
 
 const ERRNO_TEXT: Readonly<Record<string, string>> = {
@@ -56,43 +55,45 @@ export interface RunResult {
   readonly available: readonly string[];
 }
 
-interface Box {
-  runTrusted<T>(fn: () => T): T;
-  runTrustedAsync<T>(fn: () => Promise<T>): Promise<T>;
-}
-
 // In Node, just-bash blocks timers and other host globals inside a command
 // (defense in depth); host code it calls (the workspace's storage, the
 // policy, fetch) runs outside that context. Browsers and Workers have no
 // such context: the box is absent from their build.
-const box = (justBash as unknown as { DefenseInDepthBox?: Box }).DefenseInDepthBox;
-const trusted = <T>(fn: () => Promise<T>): Promise<T> => (box === undefined ? fn() : box.runTrustedAsync(fn));
-const trustedSync = <T>(fn: () => T): T => (box === undefined ? fn() : box.runTrusted(fn));
+function trustedRunners(jb: JustBash): { trusted: <T>(fn: () => Promise<T>) => Promise<T>; trustedSync: <T>(fn: () => T) => T } {
+  const box = jb.DefenseInDepthBox;
+  return {
+    trusted: (fn) => (box === undefined ? fn() : box.runTrustedAsync(fn)),
+    trustedSync: (fn) => (box === undefined ? fn() : box.runTrusted(fn)),
+  };
+}
 
-const yes = justBash.defineCommand("yes", async (args) => {
-  const line = `${args.length === 0 ? "y" : args.join(" ")}\n`;
-  return { stdout: line.repeat(Math.max(1, Math.floor(YES_MAX_BYTES / line.length))), stderr: "", exitCode: 0 };
-});
+let yes: JbCommand | undefined;
 
 /** Runs one command; never throws for what the command does (a failure of the interpreter itself does). */
 export async function runCommand(req: RunRequest): Promise<RunResult> {
+  const justBash = await loadJustBash();
+  const { trusted, trustedSync } = trustedRunners(justBash);
+  yes ??= justBash.defineCommand("yes", async (args) => {
+    const line = `${args.length === 0 ? "y" : args.join(" ")}\n`;
+    return { stdout: line.repeat(Math.max(1, Math.floor(YES_MAX_BYTES / line.length))), stderr: "", exitCode: 0 };
+  });
   const files = await trusted(() => req.ws.list(""));
   const fs = new WorkspaceFs(req.ws, req.root, files, {
     permit: (key, operation) => trustedSync(() => req.permit([{ kind: "path", value: key, operation }]).permission === "allow"),
     trusted,
   });
   const net: NetworkLog = { hosts: [], refusals: [] };
-  const registered = new Set(justBash.getCommandNames() as readonly string[]);
+  const registered = new Set(justBash.getCommandNames());
   const commands = req.commands.filter((c) => registered.has(c));
   let fetch: SecureFetch | undefined;
   if (req.network !== undefined) {
-    fetch = shellFetch(req.network, (r) => trustedSync(() => req.permit(r)), trusted, req.signal as AbortSignal | undefined, net);
+    fetch = shellFetch(req.network, (r) => trustedSync(() => req.permit(r)), trusted, req.signal, net);
   }
   const bash = new justBash.Bash({
     fs,
     cwd: req.root,
     env: { HOME: req.root, USER: "agent", LANG: "C.UTF-8" },
-    commands: commands as CommandName[],
+    commands,
     customCommands: [yes],
     ...(fetch === undefined ? {} : { fetch }),
     executionLimits: {
@@ -107,7 +108,7 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
   let r: { stdout: string; stderr: string; exitCode: number };
   let halted = false;
   try {
-    r = await bash.exec(req.command, { ...(req.signal === undefined ? {} : { signal: req.signal as AbortSignal }), rawScript: true });
+    r = await bash.exec(req.command, { ...(req.signal === undefined ? {} : { signal: req.signal }), rawScript: true });
   } catch (e) {
     // just-bash lets a failed write of an output redirection escape the
     // whole script (its own filesystem never fails one); here it ends the

@@ -37,8 +37,8 @@ export function braveSearch(options: BraveSearchOptions): SearchProvider {
     name: "Brave Search",
     host: url.hostname.toLowerCase(),
     async search(query, { count, signal }) {
-      const q = new URLSearchParams({ q: query, count: String(count) });
-      const body = await requestJson(options.fetch ?? platformFetch(), `${endpoint}?${q.toString()}`, { method: "GET", headers: { accept: "application/json", "x-subscription-token": options.apiKey } }, signal);
+      const q = `q=${encodeURIComponent(query)}&count=${count}`;
+      const body = await requestJson(options.fetch ?? platformFetch(), `${endpoint}?${q}`, { method: "GET", headers: { accept: "application/json", "x-subscription-token": options.apiKey } }, signal);
       if (!isObject(body)) throw new SearchError("malformed");
       const web = body["web"];
       if (web === undefined || web === null) return [];
