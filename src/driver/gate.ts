@@ -131,7 +131,7 @@ export class Gate {
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {
-      const preview = await this.previewOf(entry, checked.args, this.previewPermit(step, call, entry, checked.args));
+      const preview = await this.previewOf(entry, checked.args, this.permitFor(step, call, entry, checked.args, true));
       if (preview instanceof ToolError) {
         // The tool can already tell the call would fail: nobody is asked.
         this.event("call.rejected", { step, callId: call.callId, observation: await toolErrorObservation(call.name, preview, this.projection(entry)) });
@@ -231,11 +231,13 @@ export class Gate {
 
   /**
    * A running call's `permit`: what it declared passed the gate; anything
-   * else goes to the policy at stage "discovered", fail-closed.
+   * else goes to the policy at stage "discovered", fail-closed. A preview's
+   * (`preview`): the call is not let through yet, so nothing is allowed by
+   * being declared; everything goes to the policy.
    */
-  permitFor(step: number, call: CallState, entry: ToolEntry, args: JsonValue): (resources: readonly ResourceRef[]) => PermitAnswer {
+  permitFor(step: number, call: CallState, entry: ToolEntry, args: JsonValue, preview = false): (resources: readonly ResourceRef[]) => PermitAnswer {
     const sideEffect = entry.compiled.sideEffect;
-    const declared = new Set(this.resourcesOf(entry, args).map((r) => key(r, operationOf(r, sideEffect))));
+    const declared = new Set(preview ? [] : this.resourcesOf(entry, args).map((r) => key(r, operationOf(r, sideEffect))));
     const runId = this.host.state().runId;
     return (asked) => {
       let resources: readonly ResourceRef[];
@@ -247,26 +249,6 @@ export class Gate {
       const undeclared = resources.filter((r) => !declared.has(key(r, operationOf(r, sideEffect))));
       if (undeclared.length === 0) return { permission: "allow" };
       return evaluatePolicy(this.ctx.policy, { tool: call.name, sideEffect, args, resources: undeclared, stage: "discovered", runId, step, callId: call.callId });
-    };
-  }
-
-  /**
-   * A preview's `permit`: the call is not let through yet, so everything it
-   * asks about, declared or not, goes to the policy at stage "discovered",
-   * fail-closed. A preview shows only what the policy lets the call see.
-   */
-  previewPermit(step: number, call: CallState, entry: ToolEntry, args: JsonValue): (resources: readonly ResourceRef[]) => PermitAnswer {
-    const sideEffect = entry.compiled.sideEffect;
-    const runId = this.host.state().runId;
-    return (asked) => {
-      let resources: readonly ResourceRef[];
-      try {
-        resources = checkResources(asked);
-      } catch {
-        return { permission: "deny", reason: "the resources asked about are not { kind, value } strings" };
-      }
-      if (resources.length === 0) return { permission: "allow" };
-      return evaluatePolicy(this.ctx.policy, { tool: call.name, sideEffect, args, resources, stage: "discovered", runId, step, callId: call.callId });
     };
   }
 
