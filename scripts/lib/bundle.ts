@@ -134,10 +134,10 @@ export async function checkCoreNeutral(entry = "src/index.ts", options: NeutralO
       mainFields: ["module", "main"],
       conditions: [],
       target: "es2022",
+      logLevel: "silent",
+      ...(options.build as { conditions?: string[]; alias?: Record<string, string> } | undefined),
       write: false,
       metafile: true,
-      logLevel: "silent",
-      ...options.build,
     });
     metafile = r.metafile;
     code = r.outputFiles[0]!.text;
@@ -167,7 +167,7 @@ export async function checkCoreNeutral(entry = "src/index.ts", options: NeutralO
 
 /** Bundles a Worker entry as a Workers deployment would (the Workers conditions of the package build), in memory. */
 export async function bundleWorker(entry: string): Promise<string> {
-  const bundle = await build({ entryPoints: [entry], bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, ...NO_ZLIB, external: ["cloudflare:*"], target: "es2022", write: false, logLevel: "silent" });
+  const bundle = await build({ entryPoints: [entry], bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, alias: NO_ZLIB.alias!, external: ["cloudflare:*"], target: "es2022", write: false, logLevel: "silent" });
   return bundle.outputFiles[0]!.text;
 }
 
@@ -186,10 +186,10 @@ export async function splitBrowserBundle(entry: string): Promise<{ entry: { minB
     platform: "browser",
     target: "es2022",
     outdir: "out",
+    logLevel: "silent",
+    alias: NO_ZLIB.alias!,
     write: false,
     metafile: true,
-    logLevel: "silent",
-    ...NO_ZLIB,
   });
   const size = (text: string) => ({ minBytes: Buffer.byteLength(text), gzipBytes: gzipSync(text, { level: 9 }).length });
   const entryOut = Object.entries(r.metafile.outputs).find(([, o]) => o.entryPoint !== undefined)![0];
