@@ -146,7 +146,7 @@ describe("bash and web_search: the model-facing contract (isoagent/toolkit/bash,
   });
 
   it("places their prompt snippets and guidelines in the system prompt", () => {
-    const exposed = [shell, allowedShell, search].map((t) => compileTool(t)).map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
+    const exposed = ([shell, allowedShell, search] as Tool<never, unknown>[]).map((t) => compileTool(t)).map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
     expect(systemPrompt("You help.", exposed)).toBe(
       [
         "You help.",
