@@ -22,6 +22,9 @@ const ERRNO_TEXT: Readonly<Record<string, string>> = {
   ENOENT: "No such file or directory",
 };
 
+/** The most simple commands (and loop iterations) one command may run. */
+export const MAX_COMMANDS_RUN = 1_000_000;
+
 /** The most `yes` writes: pipes here are not streams, so an endless writer has to stop. */
 export const YES_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -98,9 +101,11 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
     ...(fetch === undefined ? {} : { fetch }),
     executionLimits: {
       maxExecutionTimeMs: Math.max(1, Math.floor(req.deadlineMs)),
-      // The deadline bounds the work; these stay as defense in depth.
-      maxCommandCount: 10_000_000,
-      maxLoopIterations: 10_000_000,
+      // The deadline bounds the work where time advances while code runs;
+      // where it may not (a Worker in production advances its clock on I/O
+      // only), these bound a runaway loop: about 30 s of CPU at most.
+      maxCommandCount: MAX_COMMANDS_RUN,
+      maxLoopIterations: MAX_COMMANDS_RUN,
       maxOutputSize: 64 * 1024 * 1024,
     },
   });
@@ -122,7 +127,10 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
   // just-bash names the runtimes it leaves out of its browser build as
   // "not available in browser environments": here they are not in the
   // shell on any platform, so the shell says what bash says.
-  const stderr = r.stderr.replace(/^bash: ([^\n:]{1,100}): command not available in browser environments\.[^\n]*$/gm, "bash: $1: command not found");
+  // Its limit messages tell a host developer which option to raise; the model cannot.
+  const stderr = r.stderr
+    .replace(/^bash: ([^\n:]{1,100}): command not available in browser environments\.[^\n]*$/gm, "bash: $1: command not found")
+    .replace(/, increase executionLimits\.[A-Za-z]+/g, " (the shell's limit)");
   const finished = !(r.exitCode === 124 && elapsed >= req.deadlineMs && /execution deadline/.test(stderr));
   return {
     stdout: r.stdout,
