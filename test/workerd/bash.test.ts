@@ -13,13 +13,15 @@ import { baselineOf, CRASH_POINTS, judge, type CrashResult, type Execution, type
 import { bashScenario } from "../../scripts/lib/bash-crash.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
+import type { Workspace } from "../../src/toolkit/index.js";
+import { bashCases } from "../toolkit/bash-cases.js";
 
 const TOKEN = "workerd-bash-token-0123456789";
 let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/bash-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, SHELLS: { className: "ShellObject", useSQLite: true } },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, SHELLS: { className: "ShellObject", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true } },
     bindings: { ISOAGENT_TOKEN: TOKEN },
   });
 });
@@ -52,6 +54,36 @@ describe("bash in workerd, no nodejs_compat", () => {
     expect(body.texts).toEqual(["exit code: 0\n--- stdout ---\none\n2\n--- stderr ---\n(empty)\n[Committed 2 file changes: created d/copy.md (+2 -0), notes/a.md (+1 -1).]"]);
     expect(body.files).toEqual({ "d/copy.md": "one\n2\n", "notes/a.md": "one\n2\n" });
   });
+});
+
+function encode(v: unknown): unknown {
+  if (v instanceof Uint8Array) return { __bytes: Buffer.from(v).toString("base64") };
+  if (Array.isArray(v)) return v.map(encode);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
+  return v;
+}
+function decode(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(decode);
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (typeof o["__bytes"] === "string") return new Uint8Array(Buffer.from(o["__bytes"], "base64"));
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
+  }
+  return v;
+}
+
+/** A Workspace whose every call reaches a Durable Object's sqlWorkspace over RPC. */
+function remoteWorkspace(name: string): Workspace {
+  const call = (method: string) => async (...args: unknown[]) => {
+    const res = await mf.dispatchFetch(`http://localhost/test/workspace/${name}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
+    return decode(((await res.json()) as { value: unknown }).value) ?? undefined;
+  };
+  return { read: call("read"), list: call("list"), commit: call("commit"), receipt: call("receipt") } as unknown as Workspace;
+}
+
+let workspaces = 0;
+describe("bash's cases on a Durable Object's SQLite storage (the shell in Node, the workspace in workerd)", () => {
+  bashCases({ name: "durable object", make: async () => remoteWorkspace(`bash-ws-${++workspaces}`) }, (name, fn) => it(name, fn, 60_000));
 });
 
 /** Hosts a bash run that crashes (its object reset) at `point`, and waits for its alarm to bring it home. */

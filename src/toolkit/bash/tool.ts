@@ -21,16 +21,17 @@ import { analyzeCommand, MAX_COMMANDS, type PathOperation } from "./words.js";
 
 /**
  * The commands this shell offers (besides curl when the network is on), as
- * the model is told. just-bash's sqlite3 (a worker thread), gzip, gunzip and
- * zcat (node:zlib) are left out so that the shell is the same on every
- * platform; yes is isoagent's, bounded (pipes here are not streams).
+ * the model is told: the same on every platform, so just-bash's commands
+ * that its browser build (what browsers and Workers load) lacks are left
+ * out everywhere: sqlite3, tar, xan and yq, and gzip, gunzip and zcat
+ * (node:zlib). yes is isoagent's, bounded (pipes here are not streams).
  */
 export const BASH_COMMANDS: readonly string[] = [
   "alias", "awk", "base64", "basename", "bash", "cat", "chmod", "clear", "column", "comm", "cp", "cut", "date", "diff", "dirname", "du", "echo", "egrep", "env",
   "expand", "expr", "false", "fgrep", "file", "find", "fold", "grep", "head", "help", "history", "hostname", "html-to-markdown", "jq", "join", "ln", "ls",
   "md5sum", "mkdir", "mv", "nl", "od", "paste", "printenv", "printf", "pwd", "readlink", "rev", "rg", "rm", "rmdir", "sed", "seq", "sh", "sha1sum", "sha256sum",
-  "sleep", "sort", "split", "stat", "strings", "tac", "tail", "tar", "tee", "time", "timeout", "touch", "tr", "tree", "true", "unalias", "unexpand", "uniq", "wc",
-  "which", "whoami", "xan", "xargs", "yq",
+  "sleep", "sort", "split", "stat", "strings", "tac", "tail", "tee", "time", "timeout", "touch", "tr", "tree", "true", "unalias", "unexpand", "uniq", "wc",
+  "which", "whoami", "xargs",
 ];
 
 export interface BashNetworkOptions {

@@ -101,9 +101,52 @@ export class ShellObject extends DurableObject {
   }
 }
 
+/** A workspace in an object's SQLite storage, reached over RPC by bash's cases running in Node. */
+export class WorkspaceObject extends DurableObject {
+  private ws = sqlWorkspace(this.ctx.storage);
+  read(path: string) {
+    return this.ws.read(path);
+  }
+  list(prefix: string) {
+    return this.ws.list(prefix);
+  }
+  commit(changes: { path: string; bytes: Uint8Array | null }[], receipt?: { key: string; result: string }) {
+    return this.ws.commit(changes, receipt);
+  }
+  receipt(key: string) {
+    return this.ws.receipt(key);
+  }
+}
+
+function decode(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(decode);
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    if (typeof o["__bytes"] === "string") return Uint8Array.from(atob(o["__bytes"]), (c) => c.charCodeAt(0));
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
+  }
+  return v;
+}
+function encode(v: unknown): unknown {
+  if (v instanceof Uint8Array) {
+    let bin = "";
+    for (let k = 0; k < v.length; k += 0x8000) bin += String.fromCharCode(...v.subarray(k, k + 0x8000));
+    return { __bytes: btoa(bin) };
+  }
+  if (Array.isArray(v)) return v.map(encode);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
+  return v;
+}
+
 export default {
-  async fetch(request: Request, env: Env & { SHELLS: DurableObjectNamespace }, ctx: ExecutionContext): Promise<Response> {
+  async fetch(request: Request, env: Env & { SHELLS: DurableObjectNamespace; WORKSPACES: DurableObjectNamespace }, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
+    if (url.pathname.startsWith("/test/workspace/")) {
+      const [, , , name, method] = url.pathname.split("/");
+      const stub = env.WORKSPACES.getByName(name!) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      const args = decode(await request.json()) as unknown[];
+      return Response.json({ value: encode((await stub[method!]!(...args)) ?? null) });
+    }
     const body = request.method === "POST" ? ((await request.json()) as { commands?: string[]; timeoutMs?: number; point?: string; task?: JsonValue }) : {};
     if (url.pathname === "/bash/memory") {
       const ws = memoryWorkspace({ "notes/a.md": "one\ntwo\n" });
