@@ -45,6 +45,12 @@ describe("what a bash command touches, for policy", () => {
         { raw: "/workspace/y", operation: "write", afterCd: true },
       ],
     });
+    // sed -i writes the files after its script.
+    expect(analyzeCommand("sed -i 's/a/b/' x.md y.md; sed -e 's/a/b/' -i z.md; sed 's/a/b/' r.md").paths).toEqual([
+      { raw: "x.md", operation: "write", afterCd: false },
+      { raw: "y.md", operation: "write", afterCd: false },
+      { raw: "z.md", operation: "write", afterCd: false },
+    ]);
     expect(commandResources("cd sub && touch x /workspace/y ~/z", "/workspace").filter((r) => r.kind === "path")).toEqual([
       { kind: "path", value: "y", operation: "write" },
       { kind: "path", value: "z", operation: "write" },

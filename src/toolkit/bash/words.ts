@@ -274,6 +274,7 @@ const VALUED: Readonly<Record<string, readonly string[]>> = {
   diff: ["-U", "-C"],
   mkdir: ["-m"],
   touch: ["-d", "-t", "-r"],
+  sed: ["-e", "-f", "--expression", "--file"],
 };
 
 export const MAX_COMMANDS = 100;
@@ -449,7 +450,11 @@ export function analyzeCommand(text: string): CommandAnalysis {
     if (READS.has(base)) for (const p of literal(operands(1))) addPath(p, "read", afterCd);
     else if (WRITES.has(base)) for (const p of literal(operands(1))) addPath(p, "write", afterCd);
     else if (DELETES.has(base)) for (const p of literal(operands(1))) addPath(p, "delete", afterCd);
-    else if (base === "cp" || base === "mv") {
+    else if (base === "sed" && argv.some((w) => w.value !== undefined && (/^-[a-zA-Z]*i/.test(w.value) || w.value.startsWith("--in-place")))) {
+      // sed -i writes its files: the operands after the script (all of them when -e or -f gives it).
+      const scripted = argv.some((w) => w.value !== undefined && ["-e", "-f", "--expression", "--file"].includes(w.value));
+      for (const p of literal(operands(1).slice(scripted ? 0 : 1))) addPath(p, "write", afterCd);
+    } else if (base === "cp" || base === "mv") {
       const ops = operands(1);
       if (ops.length >= 2) {
         for (const w of ops.slice(0, -1)) if (w.value !== undefined) addPath(w.value, base === "mv" ? "delete" : "read", afterCd);
