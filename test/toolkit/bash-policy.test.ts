@@ -12,6 +12,7 @@ import { call, calls, createDriver, final, memoryStore, rulesPolicy, scriptedAge
 import { memoryWorkspace } from "../../src/toolkit/index.js";
 import { analyzeCommand, bashTool, commandResources } from "../../src/toolkit/bash/index.js";
 import { callTool } from "./cases.js";
+import { LISTED } from "./bash-cases.js";
 
 const err = (summary: string, next: string, recovery = "If the same error comes back, stop and report it instead of retrying."): string => `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
 
@@ -224,6 +225,38 @@ describe("bash with the network on: curl follows the allowlist hop by hop", () =
     expect(preview).toBe(`$ curl -s ${base}/hello\nDry run on a copy of the workspace, without network: exit code 127.\nIt changes no files.`);
     expect(seen.length).toBe(before);
     expect(await bash.reconcile({ runId: "r" as never, step: 1, callId: "c" as never, tool: "bash", sideEffect: "remote_mutation", args: {}, attempt: 1, idempotencyKey: "r:1:c" })).toEqual({ action: "ask_operator" });
+  });
+});
+
+describe("bash's interpreters are reused between commands, with nothing carried over", () => {
+  it("a command sees neither another's files, variables, functions nor the commands it ran", async () => {
+    const a = bashTool({ workspace: memoryWorkspace({ "secret-a.txt": "A\n" }), requireApproval: false }).tool as Tool<never, unknown>;
+    const b = bashTool({ workspace: memoryWorkspace({ "b.txt": "B\n" }), requireApproval: false }).tool as Tool<never, unknown>;
+    expect((await callTool([a], "bash", { command: "X=leak; f() { echo fn; }; sed -n 1p secret-a.txt; md5sum secret-a.txt > /dev/null" })).ok).toBe(true);
+    expect((await callTool([b], "bash", { command: 'ls; echo "x=$X"; f; hash' })).text).toBe(
+      "exit code: 0\n--- stdout ---\nb.txt\nx=\nhits\tcommand\n   1\t/usr/bin/ls\n   1\t/usr/bin/echo\n--- stderr ---\nbash: f: command not found\n[Not available in this shell: f. This is a simulated bash with these commands only: " + LISTED + ".]\n[No files changed.]",
+    );
+  });
+});
+
+describe("bash cancelled mid-command", () => {
+  it("a cancelled command stops at its next statement (its filesystem refuses every access from then on); nothing is committed", async () => {
+    const base = memoryWorkspace({ "n.txt": "0\n" });
+    let started!: () => void;
+    const began = new Promise<void>((r) => (started = r));
+    // The command's start is where the shell lists the workspace.
+    const ws = { ...base, list: async (prefix: string) => (started(), base.list(prefix)) };
+    const bash = bashTool({ workspace: ws, requireApproval: false, timeoutMs: 20_000 });
+    const ac = new AbortController();
+    const t0 = Date.now();
+    const pending = bash.tool.call({ command: "i=0; while true; do i=$((i+1)); echo $i > n.txt; done" }, { runId: "r" as never, step: 1, callId: "c" as never, attempt: 1, idempotencyKey: "r:1:c", fencingToken: 1, signal: ac.signal, permit: () => ({ permission: "allow" }) });
+    await began;
+    ac.abort();
+    await expect(pending).rejects.toMatchObject({ name: "ToolError", summary: "the command was cancelled; nothing was changed" });
+    // It stopped long before its deadline.
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(new TextDecoder().decode(await base.read("n.txt"))).toBe("0\n");
+    expect(await base.receipt("r:1:c")).toBeUndefined();
   });
 });
 

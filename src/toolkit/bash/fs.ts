@@ -122,6 +122,8 @@ export function fsErrorInfo(e: unknown): FsErrorInfo | undefined {
 /** A virtual path with `.` and `..` resolved, one leading slash, no trailing one (as the interpreter's own). */
 export function normalizePath(path: string): string {
   if (path === "" || path === "/") return "/";
+  // The common case, already normal: absolute, ASCII, no empty, "." or ".." segments, no trailing slash.
+  if (path.charCodeAt(0) === 47 && /^(\/[A-Za-z0-9_@%+=,:~-][A-Za-z0-9_@%+=,:~.-]*)+$/.test(path) && !/\/\.\.?(\/|$)/.test(path)) return path;
   const parts: string[] = [];
   for (const p of path.normalize("NFC").split("/")) {
     if (p === "" || p === ".") continue;
@@ -193,7 +195,15 @@ export class WorkspaceFs {
 
   // ---- where a path is, and whether it may be touched ------------------------
 
+  private cancelled = false;
+
+  /** The call was cancelled: from now on every access fails, so the command stops at its next one. */
+  cancel(): void {
+    this.cancelled = true;
+  }
+
   private place(raw: string): Place {
+    if (this.cancelled) throw fsError("ECANCELED", "operation canceled: the call was cancelled", "access", normalizePath(raw));
     const path = normalizePath(raw);
     if (path === this.root) return { kind: "ws", key: "", path };
     if (path.startsWith(`${this.root}/`)) return { kind: "ws", key: path.slice(this.root.length + 1), path };

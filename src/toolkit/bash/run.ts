@@ -1,14 +1,14 @@
 /**
  * The part of bash that loads lazily (with just-bash, about 350 KB
  * minified and gzipped): one command run by the interpreter over the
- * workspace's filesystem, with its deadline, its cancellation signal, and
+ * workspace's filesystem, with its deadline, its cancellation, and
  * curl's network when the application allows one.
  */
 import type { PermitAnswer, ResourceRef } from "../../tools/index.js";
 import type { AbortSignalLike } from "../../web.js";
 import type { Workspace } from "../workspace.js";
 import { fsErrorInfo, WorkspaceFs, type Refusal } from "./fs.js";
-import { loadJustBash, type JbCommand, type JbSecureFetch as SecureFetch, type JustBash } from "./just-bash.js";
+import { loadJustBash, type JbBash, type JbCommand, type JbSecureFetch as SecureFetch, type JustBash } from "./just-bash.js";
 import { shellFetch, type NetworkLog, type ShellNetwork } from "./network.js";
 
 const ERRNO_TEXT: Readonly<Record<string, string>> = {
@@ -20,6 +20,7 @@ const ERRNO_TEXT: Readonly<Record<string, string>> = {
   ENOSPC: "No space left on device",
   EINVAL: "Invalid argument",
   ENOENT: "No such file or directory",
+  ECANCELED: "Operation canceled",
 };
 
 /** The most simple commands (and loop iterations) one command may run. */
@@ -71,6 +72,122 @@ function trustedRunners(jb: JustBash): { trusted: <T>(fn: () => Promise<T>) => P
 }
 
 let yes: JbCommand | undefined;
+let registered: { of: readonly string[]; commands: string[] } | undefined;
+
+/** The commands asked for that this copy of just-bash has (worked out once per list). */
+function available(justBash: JustBash, asked: readonly string[]): string[] {
+  if (registered?.of !== asked) {
+    const names = new Set(justBash.getCommandNames());
+    registered = { of: asked, commands: asked.filter((c) => names.has(c)) };
+  }
+  return registered.commands;
+}
+
+/** The commands a result lists as available, sorted (worked out once per list). */
+const listing = new Map<string[], { without: string[]; with: string[] }>();
+function listed(commands: string[], curl: boolean): string[] {
+  let l = listing.get(commands);
+  if (l === undefined) {
+    l = { without: [...commands, "yes"].sort(), with: [...commands, "yes", "curl"].sort() };
+    listing.set(commands, l);
+  }
+  return curl ? l.with : l.without;
+}
+
+/** A filesystem that forwards to the command's own: what a reused interpreter holds. */
+class SwitchFs {
+  current: WorkspaceFs | undefined;
+  private get fs(): WorkspaceFs {
+    if (this.current === undefined) throw new Error("EACCES: permission denied: no command is running");
+    return this.current;
+  }
+  readFile(...a: Parameters<WorkspaceFs["readFile"]>) { return this.fs.readFile(...a); }
+  readFileBuffer(...a: Parameters<WorkspaceFs["readFileBuffer"]>) { return this.fs.readFileBuffer(...a); }
+  writeFile(...a: Parameters<WorkspaceFs["writeFile"]>) { return this.fs.writeFile(...a); }
+  appendFile(...a: Parameters<WorkspaceFs["appendFile"]>) { return this.fs.appendFile(...a); }
+  exists(...a: Parameters<WorkspaceFs["exists"]>) { return this.fs.exists(...a); }
+  stat(...a: Parameters<WorkspaceFs["stat"]>) { return this.fs.stat(...a); }
+  lstat(...a: Parameters<WorkspaceFs["lstat"]>) { return this.fs.lstat(...a); }
+  mkdir(...a: Parameters<WorkspaceFs["mkdir"]>) { return this.fs.mkdir(...a); }
+  readdir(...a: Parameters<WorkspaceFs["readdir"]>) { return this.fs.readdir(...a); }
+  readdirWithFileTypes(...a: Parameters<WorkspaceFs["readdirWithFileTypes"]>) { return this.fs.readdirWithFileTypes(...a); }
+  rm(...a: Parameters<WorkspaceFs["rm"]>) { return this.fs.rm(...a); }
+  cp(...a: Parameters<WorkspaceFs["cp"]>) { return this.fs.cp(...a); }
+  mv(...a: Parameters<WorkspaceFs["mv"]>) { return this.fs.mv(...a); }
+  resolvePath(...a: Parameters<WorkspaceFs["resolvePath"]>) { return this.fs.resolvePath(...a); }
+  getAllPaths() { return this.fs.getAllPaths(); }
+  chmod(...a: Parameters<WorkspaceFs["chmod"]>) { return this.fs.chmod(...a); }
+  symlink(...a: Parameters<WorkspaceFs["symlink"]>) { return this.fs.symlink(...a); }
+  link(...a: Parameters<WorkspaceFs["link"]>) { return this.fs.link(...a); }
+  readlink(...a: Parameters<WorkspaceFs["readlink"]>) { return this.fs.readlink(...a); }
+  realpath(...a: Parameters<WorkspaceFs["realpath"]>) { return this.fs.realpath(...a); }
+  utimes(...a: Parameters<WorkspaceFs["utimes"]>) { return this.fs.utimes(...a); }
+}
+
+interface Shell {
+  readonly key: string;
+  readonly bash: JbBash;
+  readonly fs: SwitchFs;
+  readonly fetch: { current: SecureFetch | undefined };
+  reusable: boolean;
+}
+
+/**
+ * Interpreters kept between commands, by their settings (root, deadline,
+ * commands, network): one is taken by one command at a time and given back
+ * with nothing of it left (its filesystem and fetch point nowhere, its
+ * table of found commands emptied), or not given back when that cannot be
+ * ensured. Building one costs more than a short command.
+ */
+const idle = new Map<string, Shell[]>();
+const ids = new WeakMap<string[], number>();
+let nextId = 0;
+const listId = (commands: string[]): number => {
+  let id = ids.get(commands);
+  if (id === undefined) ids.set(commands, (id = ++nextId));
+  return id;
+};
+const IDLE_MAX = 8;
+
+function take(justBash: JustBash, req: RunRequest, commands: string[], network: boolean): Shell {
+  const deadline = Math.max(1, Math.floor(req.deadlineMs));
+  const key = `${req.root}\u0000${deadline}\u0000${network ? 1 : 0}\u0000${listId(commands)}`;
+  const kept = idle.get(key)?.pop();
+  if (kept !== undefined) return kept;
+  const fs = new SwitchFs();
+  const fetch: { current: SecureFetch | undefined } = { current: undefined };
+  const bash = new justBash.Bash({
+    fs,
+    cwd: req.root,
+    env: { HOME: req.root, USER: "agent", LANG: "C.UTF-8" },
+    commands,
+    customCommands: [yes!],
+    ...(network ? { fetch: (url, options) => (fetch.current === undefined ? Promise.reject(new Error("no network")) : fetch.current(url, options)) } : {}),
+    executionLimits: {
+      maxExecutionTimeMs: deadline,
+      // The deadline bounds the work where time advances while code runs;
+      // where it may not (a Worker in production advances its clock on I/O
+      // only), these bound a runaway loop: about 30 s of CPU at most.
+      maxCommandCount: MAX_COMMANDS_RUN,
+      maxLoopIterations: MAX_COMMANDS_RUN,
+      maxOutputSize: 64 * 1024 * 1024,
+    },
+  });
+  return { key, bash, fs, fetch, reusable: true };
+}
+
+function give(shell: Shell): void {
+  shell.fs.current = undefined;
+  shell.fetch.current = undefined;
+  // The interpreter remembers where it found each command (`hash` shows
+  // them): emptied, so that a command never sees what another ran.
+  const table = (shell.bash as unknown as { state?: { hashTable?: unknown } }).state?.hashTable;
+  if (!shell.reusable || !(table instanceof Map)) return;
+  table.clear();
+  const list = idle.get(shell.key) ?? [];
+  if (list.length < IDLE_MAX) list.push(shell);
+  idle.set(shell.key, list);
+}
 
 /** Runs one command; never throws for what the command does (a failure of the interpreter itself does). */
 export async function runCommand(req: RunRequest): Promise<RunResult> {
@@ -86,35 +203,24 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
     trusted,
   });
   const net: NetworkLog = { hosts: [], refusals: [] };
-  const registered = new Set(justBash.getCommandNames());
-  const commands = req.commands.filter((c) => registered.has(c));
-  let fetch: SecureFetch | undefined;
-  if (req.network !== undefined) {
-    fetch = shellFetch(req.network, (r) => trustedSync(() => req.permit(r)), trusted, req.signal, net);
-  }
-  const bash = new justBash.Bash({
-    fs,
-    cwd: req.root,
-    env: { HOME: req.root, USER: "agent", LANG: "C.UTF-8" },
-    commands,
-    customCommands: [yes],
-    ...(fetch === undefined ? {} : { fetch }),
-    executionLimits: {
-      maxExecutionTimeMs: Math.max(1, Math.floor(req.deadlineMs)),
-      // The deadline bounds the work where time advances while code runs;
-      // where it may not (a Worker in production advances its clock on I/O
-      // only), these bound a runaway loop: about 30 s of CPU at most.
-      maxCommandCount: MAX_COMMANDS_RUN,
-      maxLoopIterations: MAX_COMMANDS_RUN,
-      maxOutputSize: 64 * 1024 * 1024,
-    },
-  });
+  const commands = available(justBash, req.commands);
+  const fetch = req.network === undefined ? undefined : shellFetch(req.network, (r) => trustedSync(() => req.permit(r)), trusted, req.signal, net);
+  const shell = take(justBash, req, commands, fetch !== undefined);
+  shell.fs.current = fs;
+  shell.fetch.current = fetch;
+  const onAbort = (): void => fs.cancel();
+  req.signal?.addEventListener("abort", onAbort, { once: true });
+  if (req.signal?.aborted === true) fs.cancel();
   const started = Date.now();
   let r: { stdout: string; stderr: string; exitCode: number };
   let halted = false;
   try {
-    r = await bash.exec(req.command, { ...(req.signal === undefined ? {} : { signal: req.signal }), rawScript: true });
+    // Cancellation: the interpreter stops at its next statement (just-bash
+    // checks the signal there; a loop that never yields is stopped by the
+    // deadline instead), and the filesystem fails every access from then on.
+    r = await shell.bash.exec(req.command, { ...(req.signal === undefined ? {} : { signal: req.signal }), rawScript: true });
   } catch (e) {
+    shell.reusable = false;
     // just-bash lets a failed write of an output redirection escape the
     // whole script (its own filesystem never fails one); here it ends the
     // command as bash would end that one: with the error, exit 1.
@@ -124,6 +230,8 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
     halted = true;
   }
   const elapsed = Date.now() - started;
+  req.signal?.removeEventListener("abort", onAbort);
+  give(shell);
   // just-bash names the runtimes it leaves out of its browser build as
   // "not available in browser environments": here they are not in the
   // shell on any platform, so the shell says what bash says.
@@ -141,6 +249,6 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
     net,
     halted,
     refusals: [...fs.refusals, ...net.refusals],
-    available: [...commands, "yes", ...(fetch === undefined ? [] : ["curl"])].sort(),
+    available: listed(commands, fetch !== undefined),
   };
 }

@@ -274,7 +274,11 @@ export function bashTool(options: BashToolOptions): { tool: Tool<{ command: stri
     } catch {
       throw new ToolError("the shell could not be loaded", { next: "Try again once.", recovery: "If it cannot be loaded again, stop and report it: the other tools still work." });
     }
-    const deadlineMs = timeoutMs - margin - (Date.now() - started);
+    // Time already spent (the first command loads the shell) comes off the
+    // deadline; a few ms are not worth a new interpreter (see run.ts): the
+    // margin holds them.
+    const spent = Date.now() - started;
+    const deadlineMs = timeoutMs - margin - (spent <= margin / 2 ? 0 : spent);
     if (deadlineMs <= 0) throw stopped();
     try {
       return await r.runCommand({ command, ws, root, permit, signal, deadlineMs, network: withNetwork ? network : undefined, commands: BASH_COMMANDS });
