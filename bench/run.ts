@@ -23,6 +23,7 @@ const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
+const { benchBash, bashResults, printBash } = await import("./bash.js");
 const { exitCode, load, writeResults } = await import("./results.js");
 type Result = import("./results.js").Result;
 
@@ -66,6 +67,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = benchMemory();
     printMemory(f);
     return memoryResults(f);
+  },
+  bash: async () => {
+    const f = await benchBash({ quick });
+    printBash(f);
+    return bashResults(f);
   },
 };
 

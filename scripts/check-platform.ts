@@ -4,11 +4,11 @@
  */
 import { checkCoreNeutral } from "./lib/bundle.js";
 
-import { ENTRY_POINTS } from "./lib/bundle.js";
+import { ENTRY_POINTS, NEUTRAL_OPTIONS } from "./lib/bundle.js";
 
 let failed = false;
 for (const [name, entry] of Object.entries(ENTRY_POINTS)) {
-  const report = await checkCoreNeutral(entry);
+  const report = await checkCoreNeutral(entry, NEUTRAL_OPTIONS[name]);
   if (report.problems.length > 0) {
     failed = true;
     console.error(`${name} (${entry}) is not platform-neutral:`);

@@ -1,12 +1,14 @@
 /**
- * `npm run crash-matrix`: the 4 side-effect classes crashed at every point
- * around a tool's effect, on the memory store, each resumed by a new driver.
+ * `npm run crash-matrix`: the 4 side-effect classes, and bash (a
+ * local_mutation with receipts), crashed at every point around a tool's
+ * effect, on the memory store, each resumed by a new driver.
  * Exits 1 on any lost step, unreconciled re-execution, broken chain, or
  * final state that differs from the uncrashed run's.
  */
+import { bashCrashMatrix } from "./lib/bash-crash.js";
 import { crashMatrix, formatMatrix, matrixProblems } from "./lib/crash-matrix.js";
 
-const rows = await crashMatrix();
+const rows = [...(await crashMatrix()), ...(await bashCrashMatrix())];
 console.log(formatMatrix(rows));
 const problems = matrixProblems(rows);
 const lost = rows.reduce((n, r) => n + r.lostSteps, 0);

@@ -151,7 +151,7 @@ export class Gate {
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {
-      const preview = await this.previewOf(entry, checked.args);
+      const preview = await this.previewOf(entry, checked.args, this.permitFor(step, call, entry, checked.args, true));
       if (preview instanceof ToolError) {
         // The tool can already tell the call would fail: nobody is asked.
         this.event("call.rejected", { step, callId: call.callId, observation: await toolErrorObservation(call.name, preview, this.projection(entry)) });
@@ -171,7 +171,7 @@ export class Gate {
   }
 
   /** The tool's preview of a call, under its timeout; left out when it fails; a ToolError it throws refuses the call. */
-  private async previewOf(entry: ToolEntry, args: JsonValue): Promise<string | undefined | ToolError> {
+  private async previewOf(entry: ToolEntry, args: JsonValue, permit: (resources: readonly ResourceRef[]) => PermitAnswer): Promise<string | undefined | ToolError> {
     const preview = entry.compiled.preview;
     if (preview === undefined) return undefined;
     const controller = newAbortController();
@@ -183,7 +183,7 @@ export class Gate {
           reject(new Error("timeout"));
         });
         Promise.resolve()
-          .then(() => preview(args as never, { signal: controller.signal }))
+          .then(() => preview(args as never, { signal: controller.signal, permit }))
           .then(resolve, reject);
       });
       if (typeof text !== "string") return undefined;
@@ -251,11 +251,13 @@ export class Gate {
 
   /**
    * A running call's `permit`: what it declared passed the gate; anything
-   * else goes to the policy at stage "discovered", fail-closed.
+   * else goes to the policy at stage "discovered", fail-closed. A preview's
+   * (`preview`): the call is not let through yet, so nothing is allowed by
+   * being declared; everything goes to the policy.
    */
-  permitFor(step: number, call: CallState, entry: ToolEntry, args: JsonValue): (resources: readonly ResourceRef[]) => PermitAnswer {
+  permitFor(step: number, call: CallState, entry: ToolEntry, args: JsonValue, preview = false): (resources: readonly ResourceRef[]) => PermitAnswer {
     const sideEffect = entry.compiled.sideEffect;
-    const declared = new Set(this.resourcesOf(entry, args).map((r) => key(r, operationOf(r, sideEffect))));
+    const declared = new Set(preview ? [] : this.resourcesOf(entry, args).map((r) => key(r, operationOf(r, sideEffect))));
     const runId = this.host.state().runId;
     return (asked) => {
       let resources: readonly ResourceRef[];

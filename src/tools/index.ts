@@ -15,6 +15,7 @@ export {
   type Operation,
   type OutputPolicy,
   type Permission,
+  type PreviewContext,
   type ResolvedOutputPolicy,
   type ResourceRef,
   type SideEffect,

@@ -144,9 +144,11 @@ export interface ToolSpec<Args = JsonValue> {
    * journaled in the request, so its hash binds the approval to the preview
    * the operator saw. A preview that fails or times out is left out; one
    * that throws a ToolError refuses the call before anyone is asked (the
-   * call would fail the same way).
+   * call would fail the same way). `permit` puts what the preview would
+   * read to the run's policy (the call is not let through yet, so nothing
+   * is allowed by being declared): a preview shows only what policy allows.
    */
-  readonly preview?: ((args: Args, ctx: { readonly signal: AbortSignalLike }) => string | Promise<string>) | undefined;
+  readonly preview?: ((args: Args, ctx: PreviewContext) => string | Promise<string>) | undefined;
   /**
    * What model adapters put in the system prompt for this tool: a snippet
    * (when and how to use it) and guidelines. Part of the model-facing
@@ -171,6 +173,13 @@ export interface ToolSpec<Args = JsonValue> {
    * or "annotation" (left unchecked, as 2020-12 reads them by default).
    */
   readonly formats?: "assert" | "annotation" | undefined;
+}
+
+/** What a preview gets besides the arguments. */
+export interface PreviewContext {
+  readonly signal: AbortSignalLike;
+  /** The run's policy about resources the preview would read (absent when no driver asks: then assume nothing is allowed). */
+  readonly permit?: ((resources: readonly ResourceRef[]) => { readonly permission: Permission; readonly reason?: string | undefined }) | undefined;
 }
 
 /** A tool's part of the system prompt. */

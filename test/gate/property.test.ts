@@ -1,7 +1,10 @@
 /**
  * A property test of the gate (issue 12): random workspaces x random deny
- * globs x every workspace tool with random arguments, through a real driver
- * (the gate, the approval with its preview, execution, the journal).
+ * globs x every workspace tool with random arguments, and bash (issue 19)
+ * with commands that name a file, hide it from the command analysis, or
+ * reach files only through listings, globs and copies, through a real
+ * driver (the gate, the approval with its dry-run preview, execution, the
+ * journal).
  *
  * - No result, error, preview, activity line, artifact, journal event or
  *   permission reason contains a denied file's content.
@@ -18,6 +21,7 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, createDriver, final, globMatch, memoryStore, rulesPolicy, scriptedAgent, workspacePolicy, type JournalEvent, type Policy } from "../../src/index.js";
 import { memoryWorkspace, workspaceTools, type Workspace } from "../../src/toolkit/index.js";
+import { bashTool } from "../../src/toolkit/bash/index.js";
 import { rng } from "../helpers/rng.js";
 
 const CASES = Number(process.env["ISOAGENT_GATE_CASES"] ?? 2000);
@@ -77,7 +81,7 @@ function makeCase(r: () => number): Case {
   const target = pick(files);
   const folder = pick(FOLDERS);
   const under = (prefix: string): boolean => files.some((f) => (prefix === "" || f.path.startsWith(`${prefix}/`)) && denied(f.path));
-  const tool = pick(["read_file", "write_file", "edit_file", "apply_patch", "list_files", "search_files"]);
+  const tool = pick(["read_file", "write_file", "edit_file", "apply_patch", "list_files", "search_files", "bash"]);
   let args: Record<string, unknown>;
   let touchesDenied: boolean;
   switch (tool) {
@@ -105,6 +109,31 @@ function makeCase(r: () => number): Case {
       args = { ...(folder === "" && r() < 0.5 ? {} : { path: folder }), ...(r() < 0.3 ? { pattern: pick(["**", "**/*.env", "*.md", "**/*.ts"]) } : {}) };
       touchesDenied = under(folder);
       break;
+    case "bash": {
+      // Commands that name the target, hide it from the analysis, or reach
+      // denied files only through listings, globs and copies.
+      const dir = folder === "" ? "." : folder;
+      const named = denied(target.path);
+      const commands: [string, boolean][] = [
+        [`cat ${target.path}`, named],
+        [`cat "$(echo ${target.path})"`, named],
+        [`ls -R ${dir}`, under(folder)],
+        [`grep -rn alpha ${dir}; true`, under(folder)],
+        [`find ${dir} -type f | sort | xargs cat`, under(folder)],
+        [`cat ${dir}/* 2>/dev/null; true`, under(folder)],
+        [`cp -r ${dir} backup 2>&1; ls -R backup; cat backup/* 2>/dev/null; true`, under(folder)],
+        [`du -a ${dir}; tree ${dir}`, under(folder)],
+        [`for f in $(find . -type f); do head -n 2 $f; done`, under("")],
+        [`sed -i 's/alpha/omega/' ${target.path}`, named],
+        [`echo more >> ${target.path}`, named],
+        [`rm -f ${target.path}`, named],
+        [`rm -rf ${dir}/* 2>&1; ls -R`, under(folder)],
+      ];
+      const [command, touches] = pick(commands);
+      args = { command };
+      touchesDenied = touches;
+      break;
+    }
     default:
       args = { query: pick(["alpha", "beta", "gamma", target.marker, "^be.a", "[0-9]"]), ...(pick(["alpha", "beta"]) === "beta" ? { regex: true } : {}), ...(r() < 0.5 ? { path: folder } : {}) };
       touchesDenied = under(typeof args["path"] === "string" ? (args["path"] as string) : "");
@@ -136,7 +165,8 @@ async function outputs(events: JournalEvent[], store: ReturnType<typeof memorySt
 async function runCase(c: Case): Promise<{ leaks: string[] }> {
   const ws: Workspace = memoryWorkspace(Object.fromEntries(c.files.map((f) => [f.path, f.content])));
   const store = memoryStore();
-  const driver = createDriver({ store, tools: workspaceTools(ws, { writePermission: c.writePermission }).tools, policy: c.policy, agent: scriptedAgent([calls(call(c.tool, c.args as never)), final("done")]) });
+  const tools = [...workspaceTools(ws, { writePermission: c.writePermission }).tools, bashTool({ workspace: ws, artifacts: store, requireApproval: c.writePermission === "ask", maxLines: 20 }).tool];
+  const driver = createDriver({ store, tools: tools as never, policy: c.policy, agent: scriptedAgent([calls(call(c.tool, c.args as never)), final("done")]) });
   let outcome = await driver.start("t");
   for (let k = 0; outcome.status === "waiting" && k < 3; k++) {
     const a = outcome.approvals[0]!;
@@ -172,6 +202,6 @@ describe("a property test of the gate", () => {
     console.log(`gate property: ${CASES} cases (seed ${SEED}), ${touching} touching a denied file, by tool ${JSON.stringify(byTool)}`);
     expect(failures).toEqual([]);
     expect(touching / CASES).toBeGreaterThanOrEqual(0.3);
-    for (const tool of ["read_file", "write_file", "edit_file", "apply_patch", "list_files", "search_files"]) expect(byTool[tool] ?? 0, tool).toBeGreaterThan(CASES / 12);
+    for (const tool of ["read_file", "write_file", "edit_file", "apply_patch", "list_files", "search_files", "bash"]) expect(byTool[tool] ?? 0, tool).toBeGreaterThan(CASES / 12);
   }, 120_000);
 });

@@ -7,6 +7,7 @@
 import { expect } from "vitest";
 import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JournalEvent, type Observation, type Policy, type Tool } from "../../src/index.js";
 import { workspaceTools, type Workspace } from "../../src/toolkit/index.js";
+import { testContext } from "../helpers/context.js";
 
 export interface Backend {
   readonly name: string;
@@ -259,7 +260,7 @@ export function workspaceToolCases(b: Backend, test: Test): void {
   // ---- recovery ---------------------------------------------------------------------------
   test(`${b.name}: a change and its receipt commit together: an attempt run again answers from the receipt; the hook reconciles`, async () => {
     const { ws, t } = await setup({ "a.md": "one\n" });
-    const ctx = { runId: "r" as never, step: 1, callId: "c" as never, attempt: 1, idempotencyKey: "key-1", fencingToken: 1, signal: new AbortController().signal, permit: () => ({ permission: "allow" as const }), readArtifact: async () => undefined };
+    const ctx = testContext({ idempotencyKey: "key-1" });
     const first = await t.writeFile.call({ path: "a.md", content: "two\n" }, ctx);
     await ws.commit([{ path: "a.md", bytes: enc.encode("changed by someone\n") }]);
     // The same call again (a crash after the effect): no second write.
