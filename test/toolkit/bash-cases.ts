@@ -64,9 +64,9 @@ export function bashCases(b: Backend, test: Test): void {
         "$ sed -i 's/two/2/' notes/a.md && mkdir -p notes/new && printf 'x\\ny\\n' > notes/new/c.md && rm old.txt",
         "Dry run on a copy of the workspace, without network: exit code 0.",
         "It would change 3 files: notes/a.md (+1 -1), created notes/new/c.md (+2 -0), deleted old.txt (+0 -1).",
-        "--- notes/a.md\n+++ notes/a.md\n  one\n- two\n+ 2\n",
-        "--- notes/new/c.md\n+++ notes/new/c.md\n+ x\n+ y\n",
-        "--- old.txt\n+++ old.txt\n- bye\n",
+        "--- a/notes/a.md\n+++ b/notes/a.md\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n",
+        "--- /dev/null\n+++ b/notes/new/c.md\n@@ -0,0 +1,2 @@\n+x\n+y\n",
+        "--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
       ].join("\n"),
       activity: "Ran sed -i 's/two/2/' notes/a.md && mkdir -p notes/new && print… (exit 0, 3 files changed)",
     });
@@ -78,7 +78,7 @@ export function bashCases(b: Backend, test: Test): void {
     expect(await run("echo changed > a.txt; echo new > b.txt; grep missing a.txt")).toEqual({
       ok: true,
       text: "exit code: 1\n--- stdout ---\n(empty)\n--- stderr ---\n(empty)\n[Not committed: the command exited with code 1, so its changes to 2 files were dropped: a.txt (+1 -1), created b.txt (+1 -0).]",
-      preview: "$ echo changed > a.txt; echo new > b.txt; grep missing a.txt\nDry run on a copy of the workspace, without network: exit code 1.\nNothing would be committed (it exits 1); its changes would be: a.txt (+1 -1), created b.txt (+1 -0).\n--- a.txt\n+++ a.txt\n- keep\n+ changed\n\n--- b.txt\n+++ b.txt\n+ new\n",
+      preview: "$ echo changed > a.txt; echo new > b.txt; grep missing a.txt\nDry run on a copy of the workspace, without network: exit code 1.\nNothing would be committed (it exits 1); its changes would be: a.txt (+1 -1), created b.txt (+1 -0).\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-keep\n+changed\n\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n",
       activity: "Ran echo changed > a.txt; echo new > b.txt; grep missing a.txt (exit 1)",
     });
     expect(await snapshot(ws)).toEqual({ "a.txt": "keep\n" });

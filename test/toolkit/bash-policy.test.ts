@@ -74,7 +74,7 @@ describe("what a bash command touches, for policy", () => {
     expect((await callTool(tools, "bash", { command: "ls" }, policy)).text).toBe("exit code: 0\n--- stdout ---\na.txt\n--- stderr ---\n(empty)\n[No files changed.]");
     // rm chained after an allowed command is still seen: the call asks (and the operator sees the dry run).
     const asked = await callTool(tools, "bash", { command: "ls && rm -f a.txt" }, policy);
-    expect(asked.preview).toBe("$ ls && rm -f a.txt\nDry run on a copy of the workspace, without network: exit code 0.\nIt would change 1 file: deleted a.txt (+0 -1).\n--- a.txt\n+++ a.txt\n- x\n");
+    expect(asked.preview).toBe("$ ls && rm -f a.txt\nDry run on a copy of the workspace, without network: exit code 0.\nIt would change 1 file: deleted a.txt (+0 -1).\n--- a/a.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n");
     expect(asked.text).toBe("exit code: 0\n--- stdout ---\na.txt\n--- stderr ---\n(empty)\n[Committed 1 file change: deleted a.txt (+0 -1).]");
     expect((await callTool(tools, "bash", { command: "echo x > /etc/motd" }, policy)).text).toBe(
       err("the command writes outside the workspace: /etc/motd", "Use paths inside the workspace: relative ones, or absolute ones under /workspace/.", "If the task needs a file outside the workspace, stop and say so: this shell cannot reach it."),
@@ -113,7 +113,7 @@ describe("what a bash command touches, for policy", () => {
       { kind: "command", value: "echo y >> a.txt", operation: "execute" },
       { kind: "path", value: "a.txt", operation: "write" },
     ]);
-    expect(a.request.preview).toBe("$ echo y >> a.txt\nDry run on a copy of the workspace, without network: exit code 0.\nIt would change 1 file: a.txt (+1 -0).\n--- a.txt\n+++ a.txt\n  x\n+ y\n");
+    expect(a.request.preview).toBe("$ echo y >> a.txt\nDry run on a copy of the workspace, without network: exit code 0.\nIt would change 1 file: a.txt (+1 -0).\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n x\n+y\n");
     await driver.deny(waiting.runId, a.approvalId, { requestHash: a.requestHash, by: "ana" });
     const done = await driver.resume(waiting.runId);
     expect(done.status).toBe("completed");
@@ -129,7 +129,7 @@ describe("what a bash command touches, for policy", () => {
     const a = waiting.approvals[0]!;
     // The glob matches nothing it may see; the literal it leaves is refused; the folder does not exist for it.
     expect(a.request.preview).toBe(
-      "$ cat secrets/* > out.txt; cp -r secrets copy\nDry run on a copy of the workspace, without network: exit code 1.\nNothing would be committed (it exits 1); its changes would be: created out.txt (+0 -0).\n[Refused by policy: read secrets/*. Do not try to reach them another way.]\n--- out.txt\n+++ out.txt\n(no change)\n",
+      "$ cat secrets/* > out.txt; cp -r secrets copy\nDry run on a copy of the workspace, without network: exit code 1.\nNothing would be committed (it exits 1); its changes would be: created out.txt (+0 -0).\n[Refused by policy: read secrets/*. Do not try to reach them another way.]\n--- /dev/null\n+++ b/out.txt\n",
     );
     const events: JournalEvent[] = await store.read(waiting.runId);
     expect(JSON.stringify(events)).not.toContain("s3cr3t");

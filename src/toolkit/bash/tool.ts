@@ -157,7 +157,7 @@ function describeChange(c: FileChange): string {
     return `${verb}${path} (binary, ${count(after?.length ?? c.before?.length ?? 0, "byte")})`;
   }
   if (c.existed && c.before === undefined) return `${verb}${path}`;
-  const { added, removed } = diffStats(lineDiff(path, c.before === undefined ? "" : decodeText(c.before).text, after === null ? "" : decodeText(after).text));
+  const { added, removed } = diffStats(lineDiff(path, c.before === undefined ? undefined : decodeText(c.before).text, after === null ? undefined : decodeText(after).text));
   return `${verb}${path} (+${added} -${removed})`;
 }
 
@@ -320,7 +320,7 @@ export function bashTool(options: BashToolOptions): { tool: Tool<{ command: stri
         if (c.existed && c.before === undefined) continue;
         const after = c.change.bytes;
         if ((after !== null && looksBinary(after)) || (c.before !== undefined && looksBinary(c.before))) continue;
-        lines.push(lineDiff(c.change.path, c.before === undefined ? "" : decodeText(c.before).text, after === null ? "" : decodeText(after).text));
+        lines.push(lineDiff(c.change.path, c.before === undefined ? undefined : decodeText(c.before).text, after === null ? undefined : decodeText(after).text));
       }
       return lines.join("\n");
     },
