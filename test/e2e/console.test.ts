@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPresent } from "../helpers/chromium.js";
 import { consoleLogin, launch } from "../helpers/pages.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
+import { DEMO_TASK } from "../../examples/notes-agent.js";
 
 // The operator console of the Worker `npm start` runs (examples/worker), in
 // real Chromium, against the Worker in workerd.
@@ -25,7 +26,7 @@ afterAll(async () => {
 });
 
 async function createRun(): Promise<string> {
-  const res = await fetch(`${base}/runs`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ task: "summarise the notes" }) });
+  const res = await fetch(`${base}/runs`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ task: DEMO_TASK }) });
   return ((await res.json()) as { runId: string }).runId;
 }
 

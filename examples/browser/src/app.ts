@@ -8,7 +8,7 @@
 import { idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, type ApprovalState, type JournalEvent, type RunId, type RunSummary } from "../../../src/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
-import { demoAgent as notesAgent } from "../../notes-agent.js";
+import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
 
 const params = new URLSearchParams(location.search);
@@ -144,7 +144,7 @@ async function drive(runId?: RunId): Promise<void> {
 
 $("start").addEventListener("click", () => {
   void (async () => {
-    const runId = await driver.create({ goal: "summarise my notes into notes/summary.md" });
+    const runId = await driver.create(DEMO_TASK);
     selected = runId;
     await refresh();
     await drive(runId);
