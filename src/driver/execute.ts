@@ -8,6 +8,7 @@ import type { CallState, Observation } from "../journal/index.js";
 import type { Lease } from "../store/index.js";
 import { isAbortRun, isPermissionDenied } from "../tools/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
+import { artifactsFor, progressFor } from "./call-context.js";
 import type { DriverContext, ToolEntry } from "./context.js";
 import { isToolError, type Gate } from "./gate.js";
 import { clean } from "./hygiene.js";
@@ -72,6 +73,8 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
             fencingToken: x.lease.token,
             signal: controller.signal,
             permit: x.gate.permitFor(step, call, entry, args),
+            progress: progressFor(x.ctx, x.runId as never, step, call.callId, tool.name),
+            putArtifact: artifactsFor(x.ctx),
             ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
           });
     } catch (error) {
@@ -98,6 +101,7 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
   } finally {
     cancelTimer();
     x.signal?.removeEventListener("abort", onDriverAbort);
+    x.ctx.progress.endCall(x.runId as never, call.callId);
   }
   const p = x.gate.projection(entry);
   switch (raw.kind) {

@@ -6,7 +6,7 @@
 export { createDriver, type Driver } from "./driver.js";
 export { shapeHash as toolShapeHash } from "./context.js";
 export { answerThenDrive, type ApprovalAnswer, type Settlement } from "./operator.js";
-export { type StepProgress } from "./progress.js";
+export { type CallProgress, type RunProgress, type StepProgress, type ToolProgressReport } from "./progress.js";
 export { REDACTED, redactor, redactJson, type Redactor } from "./redact.js";
 export { idempotencyKey } from "./keys.js";
 export {

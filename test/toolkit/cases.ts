@@ -255,7 +255,7 @@ export function workspaceToolCases(b: Backend, test: Test): void {
   // ---- recovery ---------------------------------------------------------------------------
   test(`${b.name}: a change and its receipt commit together: an attempt run again answers from the receipt; the hook reconciles`, async () => {
     const { ws, t } = await setup({ "a.md": "one\n" });
-    const ctx = { runId: "r" as never, step: 1, callId: "c" as never, attempt: 1, idempotencyKey: "key-1", fencingToken: 1, signal: new AbortController().signal, permit: () => ({ permission: "allow" as const }) };
+    const ctx = { runId: "r" as never, step: 1, callId: "c" as never, attempt: 1, idempotencyKey: "key-1", fencingToken: 1, signal: new AbortController().signal, permit: () => ({ permission: "allow" as const }), progress: () => {}, putArtifact: async () => ({ sha256: "", size: 0 }) };
     const first = await t.writeFile.call({ path: "a.md", content: "two\n" }, ctx);
     await ws.commit([{ path: "a.md", bytes: enc.encode("changed by someone\n") }]);
     // The same call again (a crash after the effect): no second write.
