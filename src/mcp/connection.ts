@@ -309,6 +309,17 @@ export class McpConnection {
     }
   }
 
+  /**
+   * Which isoagent call a server's request interrupts: the one whose stream
+   * carried it, or, when it came on the server's own stream, the only call in
+   * flight (none when several are).
+   */
+  private contextOf(related: JsonRpcId | undefined): McpCallContext {
+    if (related !== undefined) return this.pending.get(related)?.context ?? {};
+    const calls = [...this.pending.values()].filter((p) => p.context !== undefined);
+    return calls.length === 1 ? calls[0]!.context! : {};
+  }
+
   /** Answers what the server asks of the client. */
   private async answer(req: JsonRpcRequest, related: JsonRpcId | undefined): Promise<void> {
     const controller = newAbortController();
@@ -327,7 +338,7 @@ export class McpConnection {
 
   private async handle(req: JsonRpcRequest, related: JsonRpcId | undefined, signal: AbortSignalLike): Promise<JsonObject> {
     const params = req.params ?? {};
-    const context = related === undefined ? {} : (this.pending.get(related)?.context ?? {});
+    const context = this.contextOf(related);
     const server = this.state?.serverInfo.name ?? "mcp";
     switch (req.method) {
       case "ping":

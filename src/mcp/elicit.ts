@@ -20,7 +20,7 @@ export interface McpElicitation {
   readonly requestedSchema: JsonObject;
   /** The server's name, as it introduced itself. */
   readonly server: string;
-  /** The isoagent tool whose call the server interrupted, when the transport can tell (Streamable HTTP can). */
+  /** The isoagent tool whose call the server interrupted: the call whose stream carried the request, or else the only call in flight (absent when several are). */
   readonly tool?: string;
   readonly runId?: string;
   readonly callId?: string;

@@ -112,20 +112,26 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const idempotent = new Set<string>();
   const pinned = new Map<string, string>();
   let checked = { generation: connection.generation, changes: connection.toolsChanged };
-  let checking: Promise<Map<string, string>> | undefined;
+  let checking: Promise<void> | undefined;
+  /** The pinned tools the server changed ("changed") or dropped ("removed"), as of the last listing. */
+  const drift = new Map<string, "changed" | "removed">();
   const baseline = connection.toolsChanged;
   const noted = new Map<string, number>();
 
-  /** The server's tools as they are now (one listing at a time), when a check is due. */
-  const live = async (): Promise<Map<string, string> | undefined> => {
+  /** Lists the server's tools again when a check is due (one listing at a time), and records which pinned tools drifted. */
+  const verify = async (): Promise<void> => {
     const due = options.verify === "every_call" || connection.generation !== checked.generation || connection.toolsChanged !== checked.changes;
-    if (!due) return undefined;
+    if (!due) return;
     checking ??= (async () => {
       const at = { generation: connection.generation, changes: connection.toolsChanged };
       try {
-        const now = await listTools(connection);
+        const now = new Map((await listTools(connection)).tools.map((t) => [t.name, definitionHash(t)]));
+        drift.clear();
+        for (const [name, hash] of pinned) {
+          const live = now.get(name);
+          if (live !== hash) drift.set(name, live === undefined ? "removed" : "changed");
+        }
         checked = at;
-        return new Map(now.tools.map((t) => [t.name, definitionHash(t)]));
       } finally {
         checking = undefined;
       }
@@ -165,16 +171,14 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
           ].join("\n"),
         activity: (_a: never, result: JsonValue) => `MCP ${server}/${def.name}${typeof result === "string" && result.includes(LIST_CHANGED_NOTE) ? " (the server's tool list changed; not applied)" : ""}`,
         call: async (args: never, ctx: ToolContext) => {
-          const now = await live().catch((e: unknown) => {
+          await verify().catch((e: unknown) => {
             throw transportError(server, name, readOnly, e);
           });
-          if (now !== undefined) {
-            const hash = now.get(def.name);
-            if (hash !== pinned.get(def.name)) {
-              throw abortRun(
-                `TOOL_SHAPE_CHANGED: the MCP server ${JSON.stringify(server)} ${hash === undefined ? "no longer offers" : "changed"} tool ${JSON.stringify(def.name)} (its description, schemas or annotations) since this run was offered it; it was not called. Start a new run to use what the server offers now.`,
-              );
-            }
+          const drifted = drift.get(def.name);
+          if (drifted !== undefined) {
+            throw abortRun(
+              `TOOL_SHAPE_CHANGED: the MCP server ${JSON.stringify(server)} ${drifted === "removed" ? "no longer offers" : "changed"} tool ${JSON.stringify(def.name)} (its description, schemas or annotations) since this run was offered it; it was not called. Start a new run to use what the server offers now.`,
+            );
           }
           const notes: string[] = [];
           const seen = noted.get(ctx.runId) ?? baseline;

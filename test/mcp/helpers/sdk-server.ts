@@ -18,6 +18,8 @@ export interface SdkToolContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   elicit(params: Record<string, unknown>): Promise<Record<string, unknown>>;
   sample(params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Sends a request to the client as it is, without the SDK's capability checks. */
+  raw(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export interface SdkTool {
@@ -75,6 +77,7 @@ export async function startSdkServer(initial: readonly SdkTool[], options: { nam
         },
         elicit: async (p) => (await ctx.mcpReq.elicitInput(p as never)) as never,
         sample: async (p) => (await ctx.mcpReq.requestSampling(p as never)) as never,
+        raw: async (method, p) => (await ctx.mcpReq.send({ method, params: p } as never)) as never,
       })) as never;
     });
     return server;
