@@ -6,7 +6,7 @@
  * sessions have their own files.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, calls, final, memoryStore, sha256HexSync, type RunProgress } from "../../src/index.js";
+import { call, calls, final, memoryStore, sha256HexSync, type JsonValue, type RunProgress } from "../../src/index.js";
 import { connectMcp, mcpTools, type McpConnection } from "../../src/mcp/index.js";
 import { startSdkServer, tool, type SdkServer } from "./helpers/sdk-server.js";
 import { driverOf, eventsOf, observations } from "./helpers/run.js";
@@ -125,7 +125,7 @@ describe("listing: every schema through isoagent's compiler; one bad tool never 
 });
 
 describe("calls through the gate", () => {
-  async function run(toolName: string, args: Record<string, unknown> = {}, extra: Parameters<typeof driverOf>[2] = {}) {
+  async function run(toolName: string, args: Record<string, JsonValue> = {}, extra: Parameters<typeof driverOf>[2] = {}) {
     const set = await mcpTools(connection, { trustAnnotations: true, timeoutMs: 2000 });
     const { driver, store } = driverOf(set.tools, [calls(call(toolName, args)), final("done")], extra);
     const outcome = await driver.start("t", { runId: "run_1" as never });

@@ -8,7 +8,7 @@
  * asking, exactly as for local tools.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { call, calls, createDriver, Crash, final, manualClock, memoryStore, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, Crash, final, manualClock, memoryStore, type JsonValue, type Tool } from "../../src/index.js";
 import { connectMcp, mcpTools } from "../../src/mcp/index.js";
 import { startSdkServer, tool, type SdkServer } from "./helpers/sdk-server.js";
 
@@ -28,7 +28,7 @@ function dyingDuringCall(t: Tool<never, unknown>): Tool<never, unknown> {
   return { ...t, call: async (args, ctx) => (await t.call(args, ctx), Promise.reject(new Crash("killed mid-call"))) };
 }
 
-async function scenario(toolName: string, args: Record<string, unknown>, options: { trust: boolean; kill: "during_call" | "after_effect" }) {
+async function scenario(toolName: string, args: Record<string, JsonValue>, options: { trust: boolean; kill: "during_call" | "after_effect" }) {
   const clock = manualClock();
   const store = memoryStore({ clock });
   const agent = { decide: async (v: { step: number }) => (v.step === 1 ? calls(call(toolName, args)) : final("done")) };
