@@ -16,3 +16,7 @@ export { classifyTool, sideEffectOf, UNTRUSTED, type McpClassification, type Mcp
 export { definitionHash, listTools, MAX_LIST_PAGES, MAX_TOOLS, type McpRefusedTool, type McpToolDefinition } from "./list.js";
 export { MAX_DESCRIPTION_CHARS, mcpTools, META_IDEMPOTENCY_KEY, META_RUN_ID, type McpToolSet, type McpToolsOptions } from "./tools.js";
 export { type JsonObject, type JsonRpcId, type JsonRpcMessage } from "./jsonrpc.js";
+export { mcpRunsServer, mcpServer, type McpContentBlock, type McpServer, type McpServerOptions } from "./server/server.js";
+export { approvalRequiredObservation, type ArtifactSink } from "./server/call.js";
+export { operatorOnlyText, type McpCaller, type RunsControl } from "./server/runs.js";
+export { type RequestLike, type ResponseLike } from "./server/web.js";
