@@ -3,15 +3,13 @@
  * typed here (the core compiles against ES2022 alone) and read from
  * `globalThis` when called.
  */
-import type { AbortSignalLike } from "../../web.js";
-
 /** The part of a `Request` the server reads. */
 export interface RequestLike {
   readonly method: string;
   readonly url: string;
   readonly headers: { get(name: string): string | null };
-  readonly body: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } } | null;
-  readonly signal?: AbortSignalLike;
+  /** A `ReadableStream` of bytes, or null. */
+  readonly body: unknown;
 }
 
 /** A `Response` (opaque here). */
@@ -73,8 +71,8 @@ export function streaming(status: number, headers: Record<string, string>): { re
 
 /** A request's body, at most `max` bytes (undefined above it). */
 export async function readBody(request: RequestLike, max: number): Promise<Uint8Array | undefined> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  if (request.body === null || request.body === undefined) return new Uint8Array(0);
+  const reader = (request.body as { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } }).getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
   try {
