@@ -14,12 +14,23 @@ export const ENTRY_POINTS: Record<string, string> = {
   "agents/anthropic": "src/agents/anthropic/index.ts",
   "agents/record": "src/agents/record/index.ts",
   toolkit: "src/toolkit/index.ts",
+  mcp: "src/mcp/index.ts",
+};
+
+/**
+ * Entries that run on Node only, by output name. The platform check leaves
+ * them out, by name, and says so (a test holds it to that, and to their
+ * failing the check: they spawn processes).
+ */
+export const NODE_ONLY_ENTRY_POINTS: Record<string, string> = {
+  "mcp/stdio": "adapters/mcp-stdio/index.ts",
 };
 
 /** Adapters' entry points, by the platform they run on, bundled beside the core (they may use their platform). */
 export const ADAPTER_ENTRY_POINTS: Partial<Record<Platform, Record<string, string>>> = {
   browser: { idb: "adapters/idb/index.ts" },
   workers: { "durable-object": "adapters/durable-object/index.ts" },
+  node: NODE_ONLY_ENTRY_POINTS,
 };
 
 export type Platform = "browser" | "workers" | "node";
