@@ -29,6 +29,8 @@ export interface SdkTool {
 
 export interface SdkServer {
   readonly url: string;
+  /** The server as a fetch handler (to mount it elsewhere: a page's own origin). */
+  fetch(request: Request): Promise<Response>;
   readonly tools: Map<string, SdkTool>;
   /** Every tools/call the server received. */
   readonly calls: { name: string; args: Record<string, unknown>; meta: Record<string, unknown> | undefined; sessionId: string | undefined }[];
@@ -134,6 +136,7 @@ export async function startSdkServer(initial: readonly SdkTool[], options: { nam
   const port = (http.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    fetch: handle,
     tools,
     calls,
     initializes,
