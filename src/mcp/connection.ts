@@ -67,7 +67,14 @@ export interface McpConnectOptions {
   readonly sessionKey?: string | undefined;
   /** For initialize, list and ping requests (a call's timeout is its tool's). Default 30,000 ms. */
   readonly timeoutMs?: number | undefined;
-  /** Open the server's notification stream (for tools/list_changed) when it announces list changes. Default true. */
+  /**
+   * Open the server's own stream (HTTP GET) for what it sends outside any
+   * request: tools/list_changed, and requests some servers send there (an
+   * elicitation). A server without one answers 405 and nothing more is
+   * tried. On Cloudflare the open stream keeps the run object awake; false
+   * leaves it closed (list_changed then goes unheard: use verify "every_call").
+   * Default true.
+   */
   readonly listen?: boolean | undefined;
 }
 
@@ -141,7 +148,7 @@ export class McpConnection {
       this.state = kept;
       this.resumed = true;
     } else await this.initialize();
-    if (this.options.listen !== false && isObject(this.state.capabilities["tools"]) && this.state.capabilities["tools"]["listChanged"] === true) this.transport.listen?.();
+    if (this.options.listen !== false) this.transport.listen?.();
   }
 
   private async initialize(): Promise<void> {
