@@ -20,6 +20,7 @@ const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
+const { benchMcp, mcpResults, printMcp } = await import("./mcp.js");
 const { writeResults } = await import("./results.js");
 type Result = import("./results.js").Result;
 
@@ -63,6 +64,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = benchMemory();
     printMemory(f);
     return memoryResults(f);
+  },
+  mcp: async () => {
+    const f = await benchMcp({ quick });
+    printMcp(f);
+    return mcpResults(f);
   },
 };
 

@@ -51,7 +51,7 @@ export function tool(definition: SdkTool["definition"], handler: SdkTool["handle
   return { definition, handler };
 }
 
-export async function startSdkServer(initial: readonly SdkTool[], options: { name?: string; stateless?: boolean } = {}): Promise<SdkServer> {
+export async function startSdkServer(initial: readonly SdkTool[], options: { name?: string; stateless?: boolean; /** Answer requests with JSON bodies rather than SSE streams. */ json?: boolean } = {}): Promise<SdkServer> {
   const tools = new Map(initial.map((t) => [t.definition.name, t]));
   const calls: SdkServer["calls"] = [];
   const initializes: SdkServer["initializes"] = [];
@@ -99,6 +99,7 @@ export async function startSdkServer(initial: readonly SdkTool[], options: { nam
         const server = makeServer();
         const transport = new WebStandardStreamableHTTPServerTransport({
           ...(options.stateless === true ? {} : { sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id: string) => void sessions.set(id, { server, transport }) }),
+          ...(options.json === true ? { enableJsonResponse: true } : {}),
         } as never);
         await server.connect(transport);
         if (body?.method === "initialize") initializes.push({ sessionId: undefined });
