@@ -124,14 +124,17 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
     const meta = isObject(params["_meta"]) ? params["_meta"] : {};
     const given = meta[META_IDEMPOTENCY_KEY];
     const controller = newAbortController();
-    inFlight.set(key, controller);
+    // Cancellable by notifications/cancelled from the same session (a call without one cannot be told apart from another's).
+    if (!key.startsWith("\u0000")) inFlight.set(key, controller);
+    let last = -Infinity;
     try {
       const out = await serveCall(entry, JSON.stringify(args), {
         callId: `mcp_${String(id).replace(/[^A-Za-z0-9_.:-]/g, "_").slice(0, 100)}`,
         idempotencyKey: typeof given === "string" && given.length > 0 && given.length <= 256 ? `mcp:${given}` : `mcp:${randomUuid()}`,
         signal: controller.signal,
         progress: (u) => {
-          if (progress === undefined || typeof u !== "object" || u === null || typeof u.progress !== "number" || !Number.isFinite(u.progress)) return;
+          if (progress === undefined || typeof u !== "object" || u === null || typeof u.progress !== "number" || !Number.isFinite(u.progress) || u.progress < last) return;
+          last = u.progress;
           progress({
             progress: u.progress,
             ...(typeof u.total === "number" && Number.isFinite(u.total) ? { total: u.total } : {}),
