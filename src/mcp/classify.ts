@@ -52,6 +52,12 @@ export const UNTRUSTED: McpClassification = Object.freeze({ sideEffect: "destruc
  * allowed, every other class asks; idempotentHint counts for re-runs), else
  * {@link UNTRUSTED}. A `classify` answer that is not a classification fails
  * closed to {@link UNTRUSTED}.
+ *
+ * @example
+ * ```ts
+ * classifyTool({ readOnlyHint: true }, false, undefined) // { sideEffect: "destructive", permission: "ask", idempotent: false }
+ * classifyTool({ readOnlyHint: true }, true, undefined)  // { sideEffect: "read_only", permission: "allow", idempotent: false }
+ * ```
  */
 export function classifyTool(
   annotations: McpToolAnnotations | undefined,

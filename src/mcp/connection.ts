@@ -10,7 +10,8 @@ import { isIsoagentError } from "../errors.js";
 import { cleanText } from "../driver/hygiene.js";
 import type { JsonValue } from "../json/index.js";
 import { after, newAbortController, randomBytes, type AbortSignalLike } from "../web.js";
-import { checkedContent, declineElicitation, requestedSchemaProblem, type McpElicitHandler } from "./elicit.js";
+import { answerServer, type McpCallContext, type McpSamplingAgent } from "./answer.js";
+import type { McpElicitHandler } from "./elicit.js";
 import { McpError } from "./errors.js";
 import { streamableHttp, type StreamableHttpOptions } from "./http.js";
 import { errorResponse, isErrorResponse, isNotification, isRequest, isResult, resultResponse, RPC, type JsonObject, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from "./jsonrpc.js";
@@ -21,24 +22,6 @@ import type { McpTransport } from "./transport.js";
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 /** The revisions this client and `mcpServer` speak. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-
-/** Who an isoagent call is, for what the server asks in its middle. */
-export interface McpCallContext {
-  readonly tool?: string;
-  readonly runId?: string;
-  readonly callId?: string;
-}
-
-/** A sampling request, for the application's sampling agent. */
-export interface McpSamplingRequest extends McpCallContext {
-  /** The server's `sampling/createMessage` params, as sent (untrusted). */
-  readonly params: JsonObject;
-  readonly server: string;
-  readonly signal: AbortSignalLike;
-}
-
-/** Answers sampling requests with a `CreateMessageResult` (`role`, `content`, `model`). Without one, sampling is refused. */
-export type McpSamplingAgent = (request: McpSamplingRequest) => Promise<JsonObject> | JsonObject;
 
 /** A server's progress report on a request. */
 export interface McpProgress {
@@ -333,7 +316,7 @@ export class McpConnection {
     this.incoming.set(req.id, controller);
     let reply: JsonRpcMessage;
     try {
-      reply = resultResponse(req.id, await this.handle(req, related, controller.signal));
+      reply = resultResponse(req.id, await answerServer(req, { ...this.contextOf(related), server: this.state?.serverInfo.name ?? "mcp", signal: controller.signal }, this.options));
     } catch (e) {
       reply = e instanceof McpError && e.rpcCode !== undefined ? errorResponse(req.id, e.rpcCode, e.message) : errorResponse(req.id, RPC.INTERNAL_ERROR, "the client could not answer");
     } finally {
@@ -341,42 +324,6 @@ export class McpConnection {
     }
     if (controller.signal.aborted) return; // withdrawn: no answer is expected
     await this.transport.send(reply).catch((e: unknown) => this.transport.onerror?.(e));
-  }
-
-  private async handle(req: JsonRpcRequest, related: JsonRpcId | undefined, signal: AbortSignalLike): Promise<JsonObject> {
-    const params = req.params ?? {};
-    const context = this.contextOf(related);
-    const server = this.state?.serverInfo.name ?? "mcp";
-    switch (req.method) {
-      case "ping":
-        return {};
-      case "elicitation/create": {
-        if (params["mode"] !== undefined && params["mode"] !== "form") return { action: "decline" };
-        const schema = params["requestedSchema"];
-        if (typeof params["message"] !== "string" || requestedSchemaProblem(schema) !== undefined) return { action: "decline" };
-        const handler = this.options.elicit ?? declineElicitation;
-        let answer: unknown;
-        try {
-          answer = await handler({ message: cleanText(params["message"]).text, requestedSchema: schema as JsonObject, server, ...context, signal });
-        } catch {
-          return { action: "decline" };
-        }
-        const action = isObject(answer) ? answer["action"] : undefined;
-        if (action === "cancel") return { action: "cancel" };
-        if (action !== "accept") return { action: "decline" };
-        const content = checkedContent(schema as JsonObject, (answer as { content?: unknown }).content);
-        return content === undefined ? { action: "decline" } : { action: "accept", content };
-      }
-      case "sampling/createMessage": {
-        const agent = this.options.sampling;
-        if (agent === undefined) throw new McpError("MCP_RPC_ERROR", "sampling is refused: this isoagent client was given no sampling agent", { rpcCode: RPC.METHOD_NOT_FOUND });
-        const r = await agent({ params, server, ...context, signal });
-        if (!isObject(r) || typeof r["model"] !== "string" || !isObject(r["content"]) || typeof r["role"] !== "string") throw new McpError("MCP_RPC_ERROR", "the sampling agent gave no usable answer", { rpcCode: RPC.INTERNAL_ERROR });
-        return r;
-      }
-      default:
-        throw new McpError("MCP_RPC_ERROR", `this client does not handle ${one(req.method, 100)}`, { rpcCode: RPC.METHOD_NOT_FOUND });
-    }
   }
 
   /** Closes the connection (and, with `terminate`, ends the session on the server). Pending requests fail with MCP_CLOSED. */

@@ -7,7 +7,8 @@
  * @module
  */
 export { McpError, type McpErrorCode } from "./errors.js";
-export { connectMcp, LATEST_PROTOCOL_VERSION, McpConnection, SUPPORTED_PROTOCOL_VERSIONS, type McpCallContext, type McpConnectOptions, type McpProgress, type McpSamplingAgent, type McpSamplingRequest } from "./connection.js";
+export { connectMcp, LATEST_PROTOCOL_VERSION, McpConnection, SUPPORTED_PROTOCOL_VERSIONS, type McpConnectOptions, type McpProgress } from "./connection.js";
+export { type McpCallContext, type McpSamplingAgent, type McpSamplingRequest } from "./answer.js";
 export { declineElicitation, type McpElicitation, type McpElicitHandler, type McpElicitResult, type McpFormValue } from "./elicit.js";
 export { streamableHttp, StreamableHttpTransport, type StreamableHttpOptions } from "./http.js";
 export { type McpTransport } from "./transport.js";

@@ -34,7 +34,15 @@ export const MAX_TOOLS = 1000;
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Every tool the server lists, and the entries that are not tool definitions. */
+/**
+ * Every tool the server lists (all pages, up to {@link MAX_LIST_PAGES}), and
+ * the entries that are not tool definitions.
+ *
+ * @example
+ * ```ts
+ * const { tools, refused } = await listTools(connection)
+ * ```
+ */
 export async function listTools(connection: McpConnection): Promise<{ tools: McpToolDefinition[]; refused: McpRefusedTool[] }> {
   const tools: McpToolDefinition[] = [];
   const refused: McpRefusedTool[] = [];
@@ -69,7 +77,15 @@ export async function listTools(connection: McpConnection): Promise<{ tools: Mcp
   return { tools, refused };
 }
 
-/** What pins a server tool: its name, description, schemas and annotations, hashed as the server gave them. */
+/**
+ * What pins a server tool: its name, title, description, schemas and
+ * annotations, hashed (canonical JSON, SHA-256) as the server gave them.
+ *
+ * @example
+ * ```ts
+ * definitionHash({ name: "echo", inputSchema: { type: "object" } }) // 64 hex digits
+ * ```
+ */
 export function definitionHash(t: McpToolDefinition): string {
   const pick = (k: string): JsonValue => ((t as unknown as JsonObject)[k] ?? null) as JsonValue;
   return hashJsonSync({ name: t.name, title: pick("title"), description: pick("description"), inputSchema: pick("inputSchema"), outputSchema: pick("outputSchema"), annotations: pick("annotations") });
