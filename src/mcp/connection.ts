@@ -259,7 +259,10 @@ export class McpConnection {
       if (p === undefined) return;
       this.pending.delete(m.id);
       if (isResult(m)) p.resolve(m.result);
-      else p.reject(new McpError("MCP_RPC_ERROR", `the MCP server answered error ${m.error.code}: ${one(m.error.message, 500)}`, { rpcCode: m.error.code }));
+      else {
+        const said = one(m.error.message, 500);
+        p.reject(new McpError("MCP_RPC_ERROR", `the MCP server answered error ${m.error.code}: ${said}`, { rpcCode: m.error.code, serverMessage: said }));
+      }
       return;
     }
     if (isRequest(m)) {

@@ -25,10 +25,13 @@ export class McpError extends IsoagentError {
   readonly status: number | undefined;
   /** The JSON-RPC error code, for MCP_RPC_ERROR. */
   readonly rpcCode: number | undefined;
-  constructor(code: McpErrorCode, message: string, options: { status?: number; rpcCode?: number; cause?: unknown } = {}) {
+  /** The server's own message, for MCP_RPC_ERROR (cleaned, one line, cut). */
+  readonly serverMessage: string | undefined;
+  constructor(code: McpErrorCode, message: string, options: { status?: number; rpcCode?: number; serverMessage?: string; cause?: unknown } = {}) {
     super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "McpError";
     this.status = options.status;
     this.rpcCode = options.rpcCode;
+    this.serverMessage = options.serverMessage;
   }
 }

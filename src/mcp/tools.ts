@@ -78,7 +78,7 @@ function describeAnnotations(a: JsonObject | undefined): string {
 /** A call's failure to reach an answer, in the error contract's words. */
 function transportError(server: string, tool: string, readOnly: boolean, e: unknown): ToolError {
   if (e instanceof McpError && e.code === "MCP_RPC_ERROR") {
-    return new ToolError(`the MCP server ${JSON.stringify(server)} refused the call to ${tool}: ${oneLine(e.message, 1000)}`, {
+    return new ToolError(`the MCP server ${JSON.stringify(server)} refused the call to ${tool} (error ${e.rpcCode ?? "unknown"}): ${oneLine(e.serverMessage ?? e.message, 1000)}`, {
       next: e.rpcCode === -32602 ? `Check the arguments against ${tool}'s schema, then call it again.` : `Call ${tool} again only if a different request could avoid this.`,
       recovery: "If it is refused again, stop and report it.",
     });

@@ -43,6 +43,9 @@ const TOOLS = [
     ],
   })),
   tool({ name: "structured", description: "Structured.", inputSchema: obj({ good: { type: "boolean" } }, ["good"]), outputSchema: obj({ n: { type: "integer" } }, ["n"]), annotations: { readOnlyHint: true } }, (a) => ({ content: [], structuredContent: a["good"] === true ? { n: 3 } : { n: "three" } })),
+  tool({ name: "throws", description: "Its handler throws.", inputSchema: obj(), annotations: { readOnlyHint: true } }, () => {
+    throw new Error("database \u001b[31mdown\u001b[0m");
+  }),
   tool({ name: "slow", description: "Waits for its signal.", inputSchema: obj(), annotations: { readOnlyHint: true } }, (_a, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve(text("cancelled"))))),
   tool({ name: "progressive", description: "Reports progress.", inputSchema: obj(), annotations: { readOnlyHint: true } }, async (_a, ctx) => {
     await ctx.progress(0, 100, "starting");
@@ -74,7 +77,7 @@ describe("listing: every schema through isoagent's compiler; one bad tool never 
       ["bad.name", "TOOL_NAME_INVALID"],
     ]);
     expect(set.refused[0]!.reason).toContain("refers outside itself");
-    expect(set.tools.map((t) => t.name)).toEqual(["read_hint", "local_hint", "remote_hint", "destructive_hint", "no_hints", "idempotent_hint", "lying_types", "echo", "huge", "ansi", "fails", "media", "structured", "slow", "progressive"]);
+    expect(set.tools.map((t) => t.name)).toEqual(["read_hint", "local_hint", "remote_hint", "destructive_hint", "no_hints", "idempotent_hint", "lying_types", "echo", "huge", "ansi", "fails", "media", "structured", "throws", "slow", "progressive"]);
     // The server's name and descriptions are cleaned before anyone sees them.
     expect(set.server.name).toBe("test-server");
     expect(set.tools.find((t) => t.name === "echo")!.description).toBe("Echoes text.");
@@ -211,6 +214,34 @@ describe("calls through the gate", () => {
     const bad = (await run("structured", { good: false })).observation;
     expect(bad["type"]).toBe("tool_error");
     expect(bad["error"]).toBe("Error: structured returned structured content that does not match its declared output schema (/n: expected integer, got string).\n[Next: Do not rely on this output; call structured again only if a different request could avoid it.]\n[Recovery: If it happens again, stop and report it.]");
+  });
+
+  it("turns a JSON-RPC error into a tool_error naming the server, its text cleaned", async () => {
+    const { observation } = await run("throws");
+    expect(observation).toEqual({
+      type: "tool_error",
+      failure: "error",
+      error: 'Error: the MCP server "test-server" refused the call to throws (error -32603): database down\n[Next: Call throws again only if a different request could avoid this.]\n[Recovery: If it is refused again, stop and report it.]',
+    });
+  });
+
+  it("says so when the server cannot be reached, and that a side effect's outcome is unknown", async () => {
+    const gone = await startSdkServer([tool({ name: "act", description: "Acts.", inputSchema: obj() }, () => text("done"))]);
+    const c = await connectMcp({ url: gone.url, listen: false });
+    const set = await mcpTools(c);
+    await gone.close();
+    const { driver, store } = driverOf(set.tools, [calls(call("act")), final("done")], { policy: () => ({ permission: "allow" }) });
+    const outcome = await driver.start("t", { runId: "run_gone" as never });
+    const [a] = outcome.approvals;
+    await driver.approve(outcome.runId, a!.approvalId, { requestHash: a!.requestHash, by: "test" });
+    await driver.resume(outcome.runId);
+    const [o] = await observations(store, "run_gone");
+    expect(o).toEqual({
+      type: "tool_error",
+      failure: "error",
+      error: `Error: the call to act on the MCP server "sdk-test-server" did not complete (could not reach the MCP server at ${gone.url}); whether it took effect is unknown.\n[Next: Check whether it took effect before calling act again.]\n[Recovery: If it fails again, stop and say the MCP server cannot be reached.]`,
+    });
+    await c.close();
   });
 
   it("cancels a call past its timeout: the server gets notifications/cancelled and the agent a timeout", async () => {

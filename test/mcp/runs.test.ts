@@ -68,6 +68,9 @@ describe("run control as MCP tools", () => {
     const refused = await agent.callTool({ name: "isoagent_answer_approval", arguments: answer });
     expect(refused.isError).toBe(true);
     expect((refused.content as { text: string }[])[0]!.text).toBe(operatorOnlyText("isoagent_answer_approval"));
+    expect(operatorOnlyText("isoagent_answer_approval")).toBe(
+      "Error: isoagent_answer_approval needs an operator-scoped token, and this caller holds only the run scope: it can create and read runs, never answer an approval.\n[Next: Ask an operator to answer it (the console, or the API with an operator token).]\n[Recovery: Do not retry with this token.]",
+    );
     expect(written).toEqual([]);
     expect(json(await operator.callTool({ name: "isoagent_answer_approval", arguments: answer }))).toEqual({ ok: true });
     for (let k = 0; k < 200 && run.status !== "completed"; k++) {
