@@ -12,6 +12,7 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**"],
           environment: "node",
+          globalSetup: ["test/setup/announce.ts"],
         },
       },
       {

@@ -1,9 +1,12 @@
 /**
- * `npm run bench [-- <id-prefix>...] [--quick]`: runs the benchmarks whose id
- * starts with a given prefix (all when none is given), prints their tables,
- * and writes bench/results/latest.json and bench/RESULTS.md. Every figure is
- * a ratio to a baseline or a peer measured in the same run. The peers are the
- * bench's own dev dependencies (bench/package.json), installed on first use.
+ * `npm run bench [-- <id-prefix>...] [--quick] [--report-only]`: runs the
+ * benchmarks whose id starts with a given prefix (all when none is given),
+ * prints their tables, and writes the results: a full run (all, not quick)
+ * to the committed bench/results/latest.json and bench/RESULTS.md, anything
+ * else to bench/results/quick.json (ignored by git). It exits 1 when a goal
+ * is missed, unless --report-only. Every figure is a ratio to a baseline or
+ * a peer measured in the same run. The peers are the bench's own dev
+ * dependencies (bench/package.json), installed on first use.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -21,7 +24,7 @@ const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { benchMcp, mcpResults, printMcp } = await import("./mcp.js");
-const { writeResults } = await import("./results.js");
+const { exitCode, load, writeResults } = await import("./results.js");
 type Result = import("./results.js").Result;
 
 const args = process.argv.slice(2);
@@ -81,9 +84,16 @@ console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}${
 const results: Result[] = [];
 for (const id of selected) {
   const t = performance.now();
-  console.log();
-  results.push(...(await BENCHMARKS[id]!()));
-  console.log(`(${id}: ${((performance.now() - t) / 1000).toFixed(0)} s)`);
+  const start = load();
+  console.log(`\n(${id}: load ${start} at the start)`);
+  const fresh = await BENCHMARKS[id]!();
+  const end = load();
+  results.push(...fresh.map((r) => ({ ...r, load: { start, end } })));
+  console.log(`(${id}: ${((performance.now() - t) / 1000).toFixed(0)} s, load ${start} → ${end})`);
 }
-writeResults(results, { quick });
-console.log(`\nwrote bench/results/latest.json and bench/RESULTS.md (${results.length} figures; ${results.filter((r) => !r.met).length} goals not met)`);
+const full = selected.length === Object.keys(BENCHMARKS).length;
+const file = writeResults(results, { quick, full });
+const missed = results.filter((r) => !r.met);
+console.log(`\nwrote ${file} (${results.length} figures; ${missed.length} goals not met${missed.length === 0 ? "" : `: ${missed.map((r) => r.id).join(", ")}`})`);
+if (!full || quick) console.log("(a partial or quick run: the committed bench/results/latest.json and bench/RESULTS.md are left as they are)");
+process.exitCode = exitCode(results, { reportOnly: args.includes("--report-only") });

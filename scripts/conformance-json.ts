@@ -6,6 +6,7 @@
  * if a y_ file other than the two repeated-key files is refused or an n_ file
  * is accepted.
  */
+import { existsSync } from "node:fs";
 import { EXPECTED_Y_REFUSALS, runJsonConformance } from "./lib/json-conformance.js";
 
 const args = process.argv.slice(2);
@@ -13,6 +14,10 @@ const verbose = args.includes("--verbose");
 const dir = args.find((a) => !a.startsWith("--"));
 if (dir === undefined) {
   console.error("usage: npm run conformance:json -- <JSONTestSuite test_parsing dir> [--verbose]");
+  process.exit(2);
+}
+if (!existsSync(dir)) {
+  console.error(`no JSONTestSuite test_parsing at ${dir}: the suites are not part of isoagent; see the README's "Conformance suites" for where they come from (CI reads them from ../shared/suites)`);
   process.exit(2);
 }
 const report = runJsonConformance(dir);

@@ -7,10 +7,10 @@
  * new fixtures beside the old ones.
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { call, calls, createDriver, Crash, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, abortRun, type Tool } from "../src/index.js";
+import { call, calls, createDriver, Crash, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, abortRun, trimContext, type Tool } from "../src/index.js";
 
 const dir = "test/fixtures/journals";
-const files: Record<string, string> = { "notes.md": "hello", "colour.txt": "\u001b[31mred\u001b[0m" };
+const files: Record<string, string> = { "notes.md": "hello", "colour.txt": "\u001b[31mred\u001b[0m", "long.md": "long ".repeat(400) };
 const read = defineTool<{ path: string }>({ name: "read_file", description: "Read a file.", inputSchema: strictObject({ path: string() }), sideEffect: "read_only", timeoutMs: 1000, call: (a) => files[a.path] ?? null });
 const write = defineTool<{ path: string; content: string }>({
   name: "write_file",
@@ -74,4 +74,15 @@ await save("v2-unknown", async () => {
   const [a] = waiting.approvals;
   await d2.deny(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana", reason: "cannot tell" });
   return { store, runId: (await d2.resume(waiting.runId)).runId };
+});
+
+// v2: a run whose transcript was compacted (outputs elided into notices
+// naming their artifacts), with decisions that record who answered.
+await save("v2-compacted", async () => {
+  const clock = manualClock();
+  const store = memoryStore({ clock });
+  const step = () => ({ ...calls(call("read_file", { path: "long.md" })), answer: { provider: "fixture", model: "fixture-1", finishReason: "tool_calls", usage: { input: 700, output: 9 } } });
+  const agent = scriptedAgent([step(), step(), step(), step(), final("read")]);
+  const d = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, agent, context: { budgetTokens: 900, strategy: trimContext({ keepRecent: 1 }) } });
+  return { store, runId: (await d.start("read long.md four times")).runId };
 });

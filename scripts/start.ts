@@ -25,6 +25,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join, resolve } from "node:path";
 import { Miniflare } from "miniflare";
 import { describeAgent, modelFromEnv } from "../examples/model.js";
+import { DEMO_TASK } from "../examples/notes-agent.js";
 import { bundleWorker } from "./lib/bundle.js";
 import { RUN_OBJECTS } from "./lib/worker.js";
 
@@ -36,7 +37,7 @@ const option = (name: string): string | undefined => {
 const check = argv.includes("--check");
 const port = Number(option("port") ?? process.env["PORT"] ?? 8787);
 const dataDir = resolve(option("data") ?? ".data");
-const TASK = "Summarise notes/todo.md into notes/summary.md";
+const TASK = DEMO_TASK;
 
 /** The local token: generated once, kept (readable by its owner only) under the data folder. */
 function localToken(): string {
@@ -106,6 +107,7 @@ console.log(`  agent:    ${describeAgent(modelFromEnv(process.env), "OPENAI_API_
 console.log(`  runs:     ${runs.length} kept from earlier starts${demo === undefined ? "" : `; demo run ${demo} created`}`);
 
 if (check) {
+  // The demo, approved: it writes the summary and says so.
   const waiting = await until(demo!, (r) => r.status === "waiting");
   const pending = waiting.approvals[0]!;
   console.log(`run ${demo} waits for approval ${pending.approvalId}: ${pending.request.tool} ${JSON.stringify(pending.request.args)}`);
@@ -113,8 +115,26 @@ if (check) {
   const done = await until(demo!, (r) => r.status === "completed" || r.status === "failed");
   const events = await api<{ events: { seq: number; type: string }[] }>(`/runs/${demo}/events`);
   console.log(`run ${demo} ${done.status}: ${JSON.stringify(done.output)} (${events.events.length} journal events)`);
+  if (modelFromEnv(process.env) !== undefined) {
+    // A real model's answers are its own: the check stops at the approved run.
+    await mf.dispose();
+    process.exit(done.status === "completed" ? 0 : 1);
+  }
+  // The demo, denied: it says what it could not do, and claims nothing.
+  const other = (await api<{ runId: string }>("/runs", { task: TASK })).runId;
+  const asked = (await until(other, (r) => r.status === "waiting")).approvals[0]!;
+  await api(`/runs/${other}/approvals/${asked.approvalId}`, { decision: "deny", requestHash: asked.requestHash, by: "npm start --check", reason: "not now" });
+  const denied = await until(other, (r) => r.status === "completed" || r.status === "failed");
+  console.log(`run ${other} (write denied) ${denied.status}: ${JSON.stringify(denied.output)}`);
+  // A task the demo agent does not know: it says so, and does nothing.
+  const unknown = (await api<{ runId: string }>("/runs", { task: "hello" })).runId;
+  const hello = await until(unknown, (r) => r.status === "completed" || r.status === "failed");
+  console.log(`run ${unknown} (task "hello") ${hello.status}: ${JSON.stringify(hello.output)}`);
   await mf.dispose();
-  process.exit(done.status === "completed" ? 0 : 1);
+  const claims = (o: unknown): boolean => JSON.stringify(o).includes("written and checked");
+  const ok = done.status === "completed" && claims(done.output) && denied.status === "completed" && !claims(denied.output) && hello.status === "completed" && !claims(hello.output);
+  if (!ok) console.log("FAIL: the demo did not behave as an agent should (see above)");
+  process.exit(ok ? 0 : 1);
 }
 
 console.log(demo === undefined ? "Open the console to follow the runs. Ctrl-C stops." : "Open the console: the demo run waits there for your approval of its write. Ctrl-C stops.");

@@ -23,10 +23,13 @@ describe("npm start (scripts/start.ts: the Worker on workerd)", () => {
     expect(first).toContain("runs:     0 kept from earlier starts; demo run run_");
     expect(first).toContain("agent:    the scripted demo agent (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real model)");
     expect(first).toMatch(/waits for approval apr\.2\.s2c1\.1: write_file \{"path":"notes\/summary\.md"/);
-    expect(first).toMatch(/completed: \{"summary":"notes\/summary\.md written and checked"\} \(22 journal events\)/);
+    expect(first).toMatch(/completed: \{"done":true,"summary":"notes\/summary\.md written and checked"\} \(22 journal events\)/);
+    // Denied, the demo says what it could not do and claims nothing; a task it does not know, it says so.
+    expect(first).toMatch(/\(write denied\) completed: \{"done":false,"summary":"notes\/summary\.md was not written: the write was declined"\}/);
+    expect(first).toMatch(/\(task "hello"\) completed: \{"done":false,"summary":"The demo agent only knows one task \(\\"Summarise notes\/todo\.md into notes\/summary\.md\\"\), so it did nothing for: hello"\}/);
     const second = tsx("scripts/start.ts", "--check", "--port", "0", "--data", data);
     expect(second).toContain(`token:    ${token}`);
-    expect(second).toContain("runs:     1 kept from earlier starts");
+    expect(second).toContain("runs:     3 kept from earlier starts");
   }, 120_000);
 });
 

@@ -20,7 +20,7 @@ describe("public types", () => {
     const spec: ToolSpec<{ path: string }> = {
       name: "t",
       description: "d",
-      inputSchema: {},
+      inputSchema: { type: "object" },
       sideEffect: "read_only",
       timeoutMs: 1,
       resources: (args) => [{ kind: "path", value: args.path }],
@@ -47,9 +47,9 @@ describe("public types", () => {
 
   it("refuse a spec without its required fields at compile time", () => {
     // @ts-expect-error timeoutMs is required
-    const missing: ToolSpec = { name: "t", description: "d", inputSchema: {}, sideEffect: "read_only" };
+    const missing: ToolSpec = { name: "t", description: "d", inputSchema: { type: "object" }, sideEffect: "read_only" };
     // @ts-expect-error not a side-effect class
-    const wrong: ToolSpec = { name: "t", description: "d", inputSchema: {}, sideEffect: "mutating", timeoutMs: 1 };
+    const wrong: ToolSpec = { name: "t", description: "d", inputSchema: { type: "object" }, sideEffect: "mutating", timeoutMs: 1 };
     void missing;
     void wrong;
   });

@@ -59,6 +59,8 @@ function describe(e: JournalEvent): string {
       return `call.reconciled    ${e.callId}: ${e.resolution} by ${e.by}`;
     case "call.reopened":
       return `call.reopened      ${e.callId}: ${e.reason}`;
+    case "context.compacted":
+      return `context.compacted  ${e.strategy}: items ${e.from}-${e.to} replaced by ${e.items.length}`;
     case "run.completed":
       return `run.completed      output ${JSON.stringify(e.output)}`;
     case "run.failed":

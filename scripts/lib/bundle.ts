@@ -14,6 +14,7 @@ export const ENTRY_POINTS: Record<string, string> = {
   "agents/anthropic": "src/agents/anthropic/index.ts",
   "agents/record": "src/agents/record/index.ts",
   toolkit: "src/toolkit/index.ts",
+  otel: "src/otel/index.ts",
   mcp: "src/mcp/index.ts",
 };
 

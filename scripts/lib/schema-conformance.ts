@@ -79,3 +79,55 @@ export function runSchemaConformance(suiteDir: string): DraftReport[] {
   }
   return reports;
 }
+
+/** One format file of `optional/format/` run with formats asserted. */
+export interface FormatFileReport {
+  readonly file: string;
+  passed: number;
+  failed: CaseFailure[];
+  refused: CaseRefusal[];
+}
+
+/** The `optional/format/` tests of one draft folder. */
+export interface FormatDraftReport {
+  readonly dir: string;
+  readonly draft: SchemaDraft;
+  readonly files: FormatFileReport[];
+}
+
+/**
+ * Runs `tests/<draft>/optional/format/*.json` with `assertFormats: true`, as
+ * tool schemas are compiled: every answer is a format checker's, and a
+ * standard format that cannot be checked exactly is refused, never guessed.
+ */
+export function runFormatConformance(suiteDir: string): FormatDraftReport[] {
+  const testsDir = join(suiteDir, "tests");
+  if (!existsSync(testsDir)) throw new Error(`no tests/ folder in ${suiteDir}`);
+  const reports: FormatDraftReport[] = [];
+  for (const dir of readdirSync(testsDir).sort()) {
+    const draft = DRAFT_DIRS[dir];
+    const formatDir = join(testsDir, dir, "optional", "format");
+    if (draft === undefined || !existsSync(formatDir)) continue;
+    const report: FormatDraftReport = { dir, draft, files: [] };
+    reports.push(report);
+    for (const file of readdirSync(formatDir).filter((f) => f.endsWith(".json")).sort()) {
+      const r: FormatFileReport = { file, passed: 0, failed: [], refused: [] };
+      report.files.push(r);
+      for (const c of JSON.parse(readFileSync(join(formatDir, file), "utf8")) as SuiteCase[]) {
+        let compiled;
+        try {
+          compiled = compileSchema(c.schema, { defaultDraft: draft, assertFormats: true });
+        } catch (e) {
+          if (!(e instanceof SchemaError)) throw e;
+          r.refused.push({ file, caseDescription: c.description, tests: c.tests.length, rule: e.rule, message: e.message });
+          continue;
+        }
+        for (const t of c.tests) {
+          if (compiled.validate(t.data as never).valid === t.valid) r.passed++;
+          else r.failed.push({ file, caseDescription: c.description, testDescription: t.description, expected: t.valid });
+        }
+      }
+    }
+  }
+  return reports;
+}

@@ -5,7 +5,7 @@
  */
 import { IsoagentError } from "../errors.js";
 import type { JsonValue } from "../json/index.js";
-import type { TranscriptItem } from "../journal/index.js";
+import type { AnswerInfo, TranscriptItem } from "../journal/index.js";
 import type { JsonSchema } from "../schema/index.js";
 import type { ToolPrompt } from "../tools/index.js";
 import type { AbortSignalLike } from "../web.js";
@@ -37,10 +37,14 @@ export interface ProposedCall {
   readonly callId?: string | undefined;
 }
 
-/** What an agent answers: calls to make, or the final output. */
+/**
+ * What an agent answers: calls to make, or the final output. A model agent
+ * also says who answered and what it cost (`answer`: provider, model, finish
+ * reason, token usage), which the driver journals with the decision.
+ */
 export type AgentDecision =
-  | { readonly kind: "calls"; readonly calls: readonly ProposedCall[]; readonly text?: string | undefined }
-  | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string | undefined };
+  | { readonly kind: "calls"; readonly calls: readonly ProposedCall[]; readonly text?: string | undefined; readonly answer?: AnswerInfo | undefined }
+  | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string | undefined; readonly answer?: AnswerInfo | undefined };
 
 /**
  * What a streaming agent reports while it decides: text as it arrives, a
@@ -72,9 +76,16 @@ export interface Agent {
  */
 export class AgentError extends IsoagentError {
   readonly retryable: boolean;
-  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  /**
+   * The provider said the request passed the model's context window: the
+   * driver compacts the transcript once and asks again (with a context
+   * budget), and otherwise fails the run with reason `context_exceeded`.
+   */
+  readonly contextExceeded: boolean;
+  constructor(message: string, options: { retryable?: boolean; contextExceeded?: boolean; cause?: unknown } = {}) {
     super("AGENT_ERROR", message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AgentError";
     this.retryable = options.retryable === true;
+    this.contextExceeded = options.contextExceeded === true;
   }
 }

@@ -9,6 +9,7 @@ import type { Limits, RunState } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
 import type { Store } from "../store/index.js";
 import type { CompiledTool, Tool } from "../tools/index.js";
+import type { ContextOptions } from "./compaction.js";
 import type { ProgressBoard } from "./progress.js";
 import type { Redactor } from "./redact.js";
 import { DriverError, type Faults, type ReconcileHook } from "./types.js";
@@ -31,6 +32,10 @@ export interface DriverContext {
   readonly owner: string;
   readonly leaseTtlMs: number;
   readonly snapshotEvery: number;
+  /** Context management, when the application asked for it. */
+  readonly context: ContextOptions | undefined;
+  /** The estimated tokens of the tools and their prompts, which every request carries. */
+  readonly toolsTokens: number;
   readonly faults: Faults | undefined;
   /** What streaming agents said so far, per run. */
   readonly progress: ProgressBoard;

@@ -13,6 +13,7 @@ import { ProgressBoard, type StepProgress } from "./progress.js";
 import { redactor } from "./redact.js";
 import { outcomeOf } from "./outcome.js";
 import { Session } from "./session.js";
+import type { ContextOptions } from "./compaction.js";
 import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from "./types.js";
 
 /** A driver: advances runs in its store, one lease at a time. */
@@ -57,6 +58,16 @@ function resolveLimits(limits: Partial<Limits> | undefined): Limits {
   });
 }
 
+function checkContext(c: ContextOptions | undefined): ContextOptions | undefined {
+  if (c === undefined) return undefined;
+  if (typeof c !== "object" || c === null || typeof c.budgetTokens !== "number" || !Number.isSafeInteger(c.budgetTokens) || c.budgetTokens < 256) {
+    throw new DriverError("DRIVER_INVALID", "context.budgetTokens must be a whole number of tokens, at least 256");
+  }
+  const k = c.strategy?.kind;
+  if (k !== undefined && k !== "trim" && k !== "summarize") throw new DriverError("DRIVER_INVALID", "context.strategy must be trimContext() or summarizeContext()");
+  return c;
+}
+
 /**
  * Creates a driver. Every tool is checked as {@link compileTool} checks it
  * (the same errors), a name used twice is refused, and a tool whose
@@ -92,6 +103,8 @@ export function createDriver(options: DriverOptions): Driver {
   if (policyVersion !== undefined && (typeof policyVersion !== "string" || policyVersion === "" || policyVersion.length > 256)) {
     throw new DriverError("DRIVER_INVALID", "policyVersion must be a non-empty string of at most 256 characters");
   }
+  const context = checkContext(options.context);
+  const exposed = offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
   const ctx: DriverContext = {
     store: options.store ?? memoryStore({ clock }),
     agent: options.agent,
@@ -104,10 +117,12 @@ export function createDriver(options: DriverOptions): Driver {
     owner: options.owner ?? `driver_${randomUuid()}`,
     leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, 30_000) || 30_000,
     snapshotEvery: positive("snapshotEvery", options.snapshotEvery, 128) || 128,
+    context,
+    toolsTokens: Math.ceil(JSON.stringify(exposed).length / 4),
     faults: options.faults,
     progress: new ProgressBoard(options.onProgress),
     tools,
-    exposed: offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) })),
+    exposed,
     exposedNames: offered.map((c) => c.name),
     shapes,
     checkShapes: shapeChecker(shapes),

@@ -44,6 +44,8 @@ export interface Execution {
   readonly signal: AbortSignalLike | undefined;
   /** What a person answered when approving this attempt (for a tool that wants an answer). */
   readonly answer: { text: string; by: string } | undefined;
+  /** The artifacts the run's journal names now. */
+  readonly artifacts: () => readonly string[];
 }
 
 type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
@@ -75,6 +77,7 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
             permit: x.gate.permitFor(step, call, entry, args),
             progress: progressFor(x.ctx, x.runId as never, step, call.callId, tool.name),
             putArtifact: artifactsFor(x.ctx),
+            readArtifact: async (sha256) => (typeof sha256 === "string" && x.artifacts().includes(sha256) ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined),
             ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
           });
     } catch (error) {

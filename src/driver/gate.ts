@@ -11,7 +11,7 @@
 import type { AgentDecision } from "../agents/index.js";
 import { parseCallId, type ApprovalId, type CallId } from "../ids.js";
 import { cloneJson, hashJsonSync, type JsonValue } from "../json/index.js";
-import { JournalError, type ApprovalRequest, type CallState, type DecidedCall, type Decision, type RunState, type UnsealedEvent } from "../journal/index.js";
+import { JournalError, type AnswerInfo, type ApprovalRequest, type CallState, type DecidedCall, type Decision, type RunState, type UnsealedEvent } from "../journal/index.js";
 import { evaluatePolicy, strictest } from "../policy/index.js";
 import { operationOf, ToolError, type PermitAnswer, type ResourceRef } from "../tools/index.js";
 import { after, newAbortController } from "../web.js";
@@ -42,13 +42,33 @@ export function checkResources(value: unknown): readonly ResourceRef[] {
   });
 }
 
-/** The agent's answer as a journal decision (call ids assigned), or why it cannot be one. */
-export function toDecision(d: AgentDecision, step: number): { decision: Decision } | string {
+const tokens = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const label = (v: unknown): v is string => typeof v === "string" && v !== "" && v.length <= 200;
+
+/** Who answered and what it cost, as the journal keeps it: well-formed, copied; anything else is left out (it is a report, not a decision). */
+export function toAnswer(a: unknown): AnswerInfo | undefined {
+  if (typeof a !== "object" || a === null) return undefined;
+  const { provider, model, finishReason, usage } = a as Record<string, unknown>;
+  if (!label(provider) || !label(model)) return undefined;
+  const u = usage as Record<string, unknown> | undefined;
+  const usageOk = typeof u === "object" && u !== null && tokens(u["input"]) && tokens(u["output"]) && (u["cached"] === undefined || tokens(u["cached"]));
+  return {
+    provider,
+    model,
+    ...(label(finishReason) ? { finishReason } : {}),
+    ...(usageOk ? { usage: { input: u["input"] as number, output: u["output"] as number, ...(u["cached"] === undefined ? {} : { cached: u["cached"] as number }) } } : {}),
+  };
+}
+
+/** The agent's answer as a journal decision (call ids assigned) and who answered, or why it cannot be one. */
+export function toDecision(d: AgentDecision, step: number): { decision: Decision; answer?: AnswerInfo } | string {
   if (typeof d !== "object" || d === null) return "not an object";
+  const answer = toAnswer(d.answer);
+  const info = answer === undefined ? {} : { answer };
   const text = typeof d.text === "string" ? { text: d.text } : {};
   if (d.kind === "final") {
     try {
-      return { decision: { kind: "final", output: cloneJson(d.output === undefined ? null : d.output), ...text } };
+      return { decision: { kind: "final", output: cloneJson(d.output === undefined ? null : d.output), ...text }, ...info };
     } catch (e) {
       return `its output is not JSON (${e instanceof Error ? e.message : "unknown"})`;
     }
@@ -64,7 +84,7 @@ export function toDecision(d: AgentDecision, step: number): { decision: Decision
     seen.add(id);
     calls.push({ callId: parseCallId(id), name: c.name, args: c.args });
   }
-  return { decision: { kind: "calls", calls, ...text } };
+  return { decision: { kind: "calls", calls, ...text }, ...info };
 }
 
 /** What the gate needs of the session it serves. */
@@ -118,7 +138,7 @@ export class Gate {
         this.event("call.rejected", { step, callId: call.callId, observation: await toolErrorObservation(call.name, e, this.projection(entry)) });
         return;
       }
-      this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined", ...this.version() });
+      this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined", sideEffect: entry.compiled.sideEffect, ...this.version() });
       this.event("call.rejected", { step, callId: call.callId, observation: resourcesFailedObservation(call.name) });
       return;
     }
@@ -127,7 +147,7 @@ export class Gate {
     const permission = strictest(entry.compiled.permission, decided.permission);
     const fromPolicy = permission !== entry.compiled.permission;
     const reason = fromPolicy ? decided.reason : undefined;
-    this.event("call.permission", { step, callId: call.callId, permission, source: fromPolicy ? "policy" : "spec", ...(reason === undefined ? {} : { reason }), ...this.version() });
+    this.event("call.permission", { step, callId: call.callId, permission, source: fromPolicy ? "policy" : "spec", ...(reason === undefined ? {} : { reason }), sideEffect: entry.compiled.sideEffect, ...this.version() });
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {

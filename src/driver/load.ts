@@ -1,5 +1,5 @@
 import type { RunId } from "../ids.js";
-import { apply, reduce, verifyChain, type JournalEvent, type RunState } from "../journal/index.js";
+import { apply, reduce, verifyChain, type RunState } from "../journal/index.js";
 import type { Store } from "../store/index.js";
 
 /**
@@ -9,7 +9,8 @@ import type { Store } from "../store/index.js";
  */
 export async function loadState(store: Store, runId: RunId): Promise<RunState> {
   const snapshot = await store.getSnapshot(runId);
-  if (snapshot !== null) {
+  // A snapshot an earlier version wrote without the transcript is not used.
+  if (snapshot !== null && snapshot.state.transcriptPartial !== true) {
     const tail = await store.read(runId, snapshot.seq);
     const at = tail[0];
     if (at !== undefined && at.seq === snapshot.seq && at.hash === snapshot.hash) {
@@ -25,17 +26,4 @@ export async function loadState(store: Store, runId: RunId): Promise<RunState> {
   const events = await store.read(runId);
   verifyChain(events);
   return reduce(events);
-}
-
-/**
- * The whole transcript of a run, rebuilt from its journal and the events a
- * driver has sealed but not appended yet (for a state loaded from a
- * snapshot, which leaves the transcript out).
- */
-export async function fullTranscript(store: Store, runId: RunId, pending: readonly JournalEvent[]): Promise<RunState["transcript"]> {
-  const stored = await store.read(runId);
-  const first = pending[0]?.seq;
-  const events = first === undefined ? stored : [...stored.filter((e) => e.seq < first), ...pending];
-  verifyChain(events);
-  return reduce(events).transcript;
 }

@@ -21,7 +21,8 @@ import type { DriverContext } from "./context.js";
 import { runTool } from "./execute.js";
 import { Gate, toDecision } from "./gate.js";
 import { idempotencyKey } from "./keys.js";
-import { fullTranscript, loadState } from "./load.js";
+import { compact, estimate } from "./compaction.js";
+import { loadState } from "./load.js";
 import { outcomeOf } from "./outcome.js";
 import { recover } from "./recovery.js";
 import { isCrash, type FaultPoint, type RunOutcome } from "./types.js";
@@ -136,21 +137,38 @@ export class Session {
     }
   }
 
+  /**
+   * A snapshot holds the whole state, the model-facing transcript included,
+   * so a resume reads the snapshot and the tail after it, never the whole
+   * journal. One is taken every `snapshotEvery` events, or, when the
+   * transcript is longer than that (no context budget keeps it short),
+   * every as many events as it has items: the snapshots of a long run then
+   * add up to a constant times its journal, not its square.
+   */
   private async maybeSnapshot(): Promise<void> {
-    if (this.state.seq - this.lastSnapshot < this.ctx.snapshotEvery) return;
+    if (this.state.seq - this.lastSnapshot < Math.max(this.ctx.snapshotEvery, this.state.transcript.length)) return;
     this.lastSnapshot = this.state.seq;
-    // Without the transcript (it grows with the run; the journal has it): a
-    // snapshot, and so a resume, costs the same at any length.
-    const { transcript: _t, transcriptPartial: _p, ...rest } = this.state;
-    const state = { ...(JSON.parse(JSON.stringify(rest)) as Omit<RunState, "transcript">), transcript: [], transcriptPartial: true as const };
+    const state = JSON.parse(JSON.stringify(this.state)) as RunState;
     await this.ctx.store.putSnapshot(this.state.runId, { seq: this.state.seq, hash: this.state.hash, state });
   }
 
-  /** The whole transcript, rebuilt from the journal once, when a state came from a snapshot and the agent is to be asked. */
-  private async completeTranscript(): Promise<void> {
-    if (this.state.transcriptPartial !== true) return;
-    this.state.transcript = await fullTranscript(this.ctx.store, this.state.runId, this.pending);
-    delete this.state.transcriptPartial;
+  // ---- context ---------------------------------------------------------------
+
+  /**
+   * Compacts the transcript when the next request would pass the budget
+   * (reason "budget"), or because the provider said it did ("provider", to
+   * half the estimate). True when something was compacted.
+   */
+  private async compactContext(reason: "budget" | "provider"): Promise<boolean> {
+    const options = this.ctx.context;
+    if (options === undefined) return false;
+    const now = estimate(this.state, this.ctx.toolsTokens);
+    if (reason === "budget" && now <= options.budgetTokens) return false;
+    const c = await compact(this.ctx, this.state, options, reason, this.ctx.toolsTokens, this.agentAbort.signal);
+    if (this.lost) throw new LeaseLost();
+    if (c === undefined) return false;
+    this.event("context.compacted", c);
+    return true;
   }
 
   // ---- the loop ------------------------------------------------------------
@@ -241,23 +259,36 @@ export class Session {
   // ---- deciding --------------------------------------------------------------
 
   private async decide(): Promise<"ok" | "unavailable"> {
-    await this.completeTranscript();
+    await this.compactContext("budget");
     const step = this.state.step + 1;
     let decision: AgentDecision;
-    try {
-      decision = await this.ctx.agent.decide(
-        { task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step },
-        { signal: this.agentAbort.signal, onProgress: this.ctx.progress.sink(this.state.runId, step) },
-      );
-    } catch (e) {
-      this.ctx.progress.clear(this.state.runId);
-      if (isCrash(e)) throw e;
-      if (this.lost) throw new LeaseLost();
-      if (this.signal?.aborted === true) throw new Interrupted();
-      if (e instanceof AgentError && e.retryable) return "unavailable";
-      const detail = e instanceof AgentError ? e.message : `the agent failed (${e instanceof Error ? e.name : typeof e})`;
-      this.event("run.failed", { reason: "agent_error", detail });
-      return "ok";
+    for (let attempt = 0; ; attempt++) {
+      try {
+        decision = await this.ctx.agent.decide(
+          { task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step },
+          { signal: this.agentAbort.signal, onProgress: this.ctx.progress.sink(this.state.runId, step) },
+        );
+        break;
+      } catch (e) {
+        this.ctx.progress.clear(this.state.runId);
+        if (isCrash(e)) throw e;
+        if (this.lost) throw new LeaseLost();
+        if (this.signal?.aborted === true) throw new Interrupted();
+        if (e instanceof AgentError && e.contextExceeded) {
+          // One compaction and one more try; then the run cannot go on.
+          if (attempt === 0 && (await this.compactContext("provider"))) continue;
+          const detail =
+            this.ctx.context === undefined
+              ? `${e.message}; give the driver a context budget (createDriver({ context: { budgetTokens } })) to compact the transcript`
+              : `${e.message}, even after compacting the transcript to about ${estimate(this.state, this.ctx.toolsTokens)} tokens`;
+          this.event("run.failed", { reason: "context_exceeded", detail });
+          return "ok";
+        }
+        if (e instanceof AgentError && e.retryable) return "unavailable";
+        const detail = e instanceof AgentError ? e.message : `the agent failed (${e instanceof Error ? e.name : typeof e})`;
+        this.event("run.failed", { reason: "agent_error", detail });
+        return "ok";
+      }
     }
     this.ctx.progress.clear(this.state.runId);
     if (this.lost) throw new LeaseLost();
@@ -266,7 +297,7 @@ export class Session {
       this.event("run.failed", { reason: "agent_error", detail: `the agent returned a decision the runtime cannot use: ${normalized}` });
       return "ok";
     }
-    this.event("step.decided", { step, decision: normalized.decision });
+    this.event("step.decided", { step, decision: normalized.decision, ...(normalized.answer === undefined ? {} : { answer: normalized.answer }) });
     if (normalized.decision.kind === "final") {
       this.event("run.completed", { output: normalized.decision.output });
       return "ok";
@@ -317,7 +348,7 @@ export class Session {
     // A side effect waits until its start is durable, on stores that confirm later.
     if (this.ctx.store.confirm !== undefined && starts.some((s) => s.entry.compiled.sideEffect !== "read_only")) await this.ctx.store.confirm();
     for (const s of starts) await this.fault("after_start_append", step, s.call);
-    const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal };
+    const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal, artifacts: () => this.state.artifacts };
     const outcomes = await Promise.all(starts.map((s) => runTool({ ...x, answer: this.answerFor(s.call, s.attempt) }, step, s.call, s.attempt, s.key, s.entry)));
     if (this.lost) throw new LeaseLost();
     let flushNow = false;

@@ -8,6 +8,7 @@ import type { Policy } from "../policy/index.js";
 import type { Store } from "../store/index.js";
 import type { ReconcileHook, Tool } from "../tools/index.js";
 import type { RunProgress } from "./progress.js";
+import type { ContextOptions } from "./compaction.js";
 export type { InterruptedCall, ReconcileHook, Reconciliation } from "../tools/index.js";
 
 /** The default limits. */
@@ -71,6 +72,13 @@ export interface DriverOptions {
   readonly leaseTtlMs?: number | undefined;
   /** Write a snapshot every this many events (a resume replays at most this many). Default 128 (snapshots leave the transcript out, so they stay small). */
   readonly snapshotEvery?: number | undefined;
+  /**
+   * Context management: a budget of tokens per request, and how to compact
+   * the transcript when the next request would pass it (journaled as
+   * `context.compacted`). Without it, nothing is compacted, and a provider's
+   * "context length exceeded" fails the run (`context_exceeded`).
+   */
+  readonly context?: ContextOptions | undefined;
   /** Hears a streaming agent's progress, and running tools' reports (`ToolContext.progress`), as they arrive (also kept for {@link Driver.progress}). */
   readonly onProgress?: ((runId: RunId, step: number, progress: RunProgress) => void) | undefined;
   /** @internal For the testkit's crash tests. */

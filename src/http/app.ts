@@ -23,6 +23,7 @@ import { isIsoagentError } from "../errors.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
 import { pendingApprovals, TERMINAL_STATUSES } from "../journal/index.js";
 import { after } from "../web.js";
+import { journalSpans, otlpJson } from "../otel/index.js";
 import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenOk, UNSAFE_METHODS } from "./auth.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
@@ -226,6 +227,13 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     const runId = idParam(parseRunId, c.req.param("id"));
     const state = await backend.state(runId);
     return c.json({ run: view(state, await backend.problem?.(runId)) });
+  });
+
+  // The run's trace: spans derived from its journal, as OTLP/JSON (content not captured).
+  app.get("/runs/:id/trace", async (c) => {
+    const runId = idParam(parseRunId, c.req.param("id"));
+    await backend.state(runId); // 404 for an unknown run
+    return c.json(otlpJson(journalSpans(await backend.events(runId, 1))));
   });
 
   app.get("/runs/:id/approvals", async (c) => {

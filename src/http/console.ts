@@ -23,6 +23,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <section id="run" data-status="none">
 <div class="title"><h2 id="run-title">Pick a run</h2><button id="cancel" class="deny" hidden>Cancel run</button></div>
 <div id="summary"></div>
+<div id="trace"></div>
 <div id="approvals"></div>
 <div id="progress" hidden><h3>The agent is deciding step <span id="progress-step"></span></h3><pre id="progress-text"></pre></div>
 <h3>Journal</h3>
@@ -86,6 +87,7 @@ function describe(e) {
     case "call.rejected": return e.callId + ": " + e.observation.type;
     case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by + (e.reason ? " (" + e.reason + ")" : "");
     case "call.reopened": return e.callId + ": decided again (" + e.reason + ")";
+    case "context.compacted": return e.strategy + ": items " + e.from + "-" + e.to + " replaced by " + e.items.length + ", about " + e.tokens.before + " -> " + e.tokens.after + " tokens";
     case "run.completed": return "output " + JSON.stringify(e.output);
     case "run.failed": return e.reason + ": " + e.detail;
     case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");
@@ -162,6 +164,7 @@ async function loadRun() {
   $("run").dataset.status = run.status;
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
   if (run.problem) $("summary").append(el("div", { class: "problem" }, "cannot be driven: " + run.problem.code + ": " + run.problem.message));
+  $("trace").replaceChildren("trace ", el("a", { href: "/runs/" + encodeURIComponent(run.runId) + "/trace", target: "_blank", rel: "noopener" }, run.traceId));
   $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
   $("cancel").hidden = !(run.status === "running" || run.status === "waiting");
 }

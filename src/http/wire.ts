@@ -134,6 +134,8 @@ export function view(s: RunState, problem: { code: string; message: string } | u
     ...(s.failure !== undefined ? { failure: s.failure } : {}),
     ...(s.cancelled !== undefined ? { cancelled: s.cancelled } : {}),
     ...(problem !== undefined ? { problem } : {}),
+    // The OTLP trace id of the run's spans (GET /runs/:id/trace).
+    traceId: s.createdHash.slice(0, 32),
     approvals: pendingApprovals(s),
   };
 }

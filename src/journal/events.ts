@@ -36,6 +36,25 @@ export interface Limits {
   readonly runTimeoutMs: number;
 }
 
+/** Tokens a model answer counted (as the provider reported them). */
+export interface TokenUsage {
+  /** Tokens of the request (the transcript, the tools, the instructions). */
+  readonly input: number;
+  readonly output: number;
+  /** Of `input`, tokens served from the provider's prompt cache, when it says. */
+  readonly cached?: number;
+}
+
+/** Who answered a step and what it cost (v2): from the model adapter's parse of the provider's answer. */
+export interface AnswerInfo {
+  readonly provider: string;
+  /** The model that answered, as the provider named it. */
+  readonly model: string;
+  /** Why the answer ended ("stop", "tool_calls", "length", ...), as the provider said it. */
+  readonly finishReason?: string;
+  readonly usage?: TokenUsage;
+}
+
 /** A call the agent asked for. `args` is the raw argument text, as the model wrote it. */
 export interface DecidedCall {
   readonly callId: CallId;
@@ -71,6 +90,8 @@ export type Observation =
       readonly truncated?: Truncation;
       /** Present when terminal escapes or control characters were cleaned from it (v2). */
       readonly cleaned?: Cleaning;
+      /** Present when a compaction replaced the output by a notice (v2): the full text is the artifact. */
+      readonly elided?: Elision;
     }
   | {
       readonly type: "tool_error";
@@ -84,10 +105,28 @@ export type Observation =
       /** Present when the error text or the kept content was cut (v2). */
       readonly truncated?: Truncation;
       readonly cleaned?: Cleaning;
+      readonly elided?: Elision;
     }
-  | { readonly type: "invalid_decision"; readonly error: string }
-  | { readonly type: "denied"; readonly error: string }
-  | { readonly type: "interrupted"; readonly error: string };
+  | { readonly type: "invalid_decision"; readonly error: string; readonly elided?: Elision }
+  | { readonly type: "denied"; readonly error: string; readonly elided?: Elision }
+  | { readonly type: "interrupted"; readonly error: string; readonly elided?: Elision };
+
+/** An observation whose text a compaction replaced by a notice: the text is the artifact. */
+export interface Elision {
+  readonly artifact: string;
+  readonly bytes: number;
+}
+
+/**
+ * One item of what the agent is shown (the transcript): the task, a
+ * decision, an observation, or a summary of earlier steps that a compaction
+ * put in their place.
+ */
+export type TranscriptEntry =
+  | { readonly type: "task"; readonly task: JsonValue }
+  | { readonly type: "decision"; readonly step: number; readonly decision: Decision }
+  | { readonly type: "observation"; readonly step: number; readonly callId: CallId; readonly name: string; readonly observation: Observation }
+  | { readonly type: "summary"; readonly text: string; readonly steps: { readonly from: number; readonly to: number } };
 
 /** What an approval request shows the operator, and what its hash binds. */
 export interface ApprovalRequest {
@@ -141,6 +180,8 @@ export interface StepDecided extends EventBase {
   readonly type: "step.decided";
   readonly step: number;
   readonly decision: Decision;
+  /** The model's answer: provider, model, finish reason, token usage (v2, when the agent reports it). */
+  readonly answer?: AnswerInfo;
 }
 export interface CallRejected extends EventBase {
   readonly type: "call.rejected";
@@ -158,6 +199,8 @@ export interface CallPermission extends EventBase {
   readonly reason?: string;
   /** The policy identity this was decided under (v2, when the application gives one). */
   readonly policyVersion?: string;
+  /** The tool's side-effect class (v2): what a trace shows of a call. */
+  readonly sideEffect?: SideEffect;
 }
 export interface ApprovalRequested extends EventBase {
   readonly type: "approval.requested";
@@ -225,8 +268,31 @@ export interface RunCompleted extends EventBase {
 }
 export interface RunFailed extends EventBase {
   readonly type: "run.failed";
-  readonly reason: "max_steps" | "consecutive_failures" | "deadline" | "tool_abort" | "agent_error";
+  /** `context_exceeded` (v2): the model's context window was passed, even after compacting. */
+  readonly reason: "max_steps" | "consecutive_failures" | "deadline" | "tool_abort" | "agent_error" | "context_exceeded";
   readonly detail: string;
+}
+/**
+ * What the model is shown was compacted (v2): the transcript's items
+ * `[from, to)` (as the transcript stood just before) were replaced by
+ * `items`. Journaled, so a resume or a replay shows the model exactly what
+ * it was shown, and never asks a summarizing model twice.
+ */
+export interface ContextCompacted extends EventBase {
+  readonly type: "context.compacted";
+  /** "trim": outputs replaced by notices naming their artifacts, or old steps folded into one notice; "summarize": a model's summary. */
+  readonly strategy: "trim" | "summarize";
+  readonly from: number;
+  readonly to: number;
+  readonly items: readonly TranscriptEntry[];
+  /** The artifacts the replacement names (the full texts it elides). */
+  readonly artifacts: readonly string[];
+  /** Why it ran: "budget" (the next request would pass it) or "provider" (the provider said the context was exceeded). */
+  readonly reason: "budget" | "provider";
+  /** The estimate of the next request's tokens before and after (budget arithmetic, for the operator). */
+  readonly tokens: { readonly before: number; readonly after: number };
+  /** The summarizing model's answer (summarize), as a decision records it. */
+  readonly answer?: AnswerInfo;
 }
 export interface RunCancelled extends EventBase {
   readonly type: "run.cancelled";
@@ -247,6 +313,7 @@ export type JournalEvent =
   | CallFinished
   | CallReconciled
   | CallReopened
+  | ContextCompacted
   | RunCompleted
   | RunFailed
   | RunCancelled;

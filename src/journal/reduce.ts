@@ -8,7 +8,7 @@ import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { Permission } from "../tools/index.js";
 import { JournalError } from "./errors.js";
-import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation } from "./events.js";
+import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation, TranscriptEntry } from "./events.js";
 
 /** Where a run is. `waiting`: only an operator's answer can move it on. */
 export type RunStatus = "running" | "waiting" | "completed" | "failed" | "cancelled";
@@ -69,10 +69,7 @@ export interface ApprovalState {
 }
 
 /** What the agent is shown: built as the journal grows, never re-derived. */
-export type TranscriptItem =
-  | { readonly type: "task"; readonly task: JsonValue }
-  | { readonly type: "decision"; readonly step: number; readonly decision: Decision }
-  | { readonly type: "observation"; readonly step: number; readonly callId: CallId; readonly name: string; readonly observation: Observation };
+export type TranscriptItem = TranscriptEntry;
 
 export interface RunState {
   readonly v: 1;
@@ -82,6 +79,8 @@ export interface RunState {
   seq: number;
   hash: string;
   readonly createdAt: number;
+  /** The hash of `run.created`: what the run's trace id is derived from (isoagent/otel). */
+  readonly createdHash: string;
   updatedAt: number;
   readonly task: JsonValue;
   readonly tools: readonly { readonly name: string; readonly specHash: string }[];
@@ -93,12 +92,19 @@ export interface RunState {
   approvals: Record<string, ApprovalState>;
   transcript: TranscriptItem[];
   /**
-   * Set on a state loaded from a snapshot: the transcript holds only what
-   * came after the snapshot (snapshots leave it out, so a resume stays flat
-   * as journals grow). The driver rebuilds it from the journal before it
-   * asks the agent; the events are the record.
+   * Set on a state a snapshot of an earlier version held without its
+   * transcript: such a snapshot is not used (the state is reduced from the
+   * journal instead).
    */
   transcriptPartial?: true;
+  /**
+   * The input tokens of the last model answer, and how many transcript items
+   * its request held (v2): the context budget's exact starting point (after
+   * a compaction, the compaction's estimate of the transcript it left).
+   */
+  lastUsage?: { input: number; items: number };
+  /** The artifacts this run's journal names (truncated outputs, elided ones): the only ones `read_artifact` serves. */
+  artifacts: string[];
   output?: JsonValue;
   failure?: { reason: string; detail: string };
   cancelled?: { by: string; reason?: string };
@@ -151,6 +157,7 @@ export function initialState(e: Extract<JournalEvent, { type: "run.created" }>):
     seq: e.seq,
     hash: e.hash,
     createdAt: e.at,
+    createdHash: e.hash,
     updatedAt: e.at,
     task: e.task,
     tools: e.tools,
@@ -160,7 +167,14 @@ export function initialState(e: Extract<JournalEvent, { type: "run.created" }>):
     consecutiveFailures: 0,
     approvals: {},
     transcript: [{ type: "task", task: e.task }],
+    artifacts: [],
   };
+}
+
+/** Notes the artifact an observation names, once. */
+function named(state: RunState, o: Observation | undefined): void {
+  const sha = o !== undefined && "truncated" in o ? o.truncated?.artifact : undefined;
+  if (sha !== undefined && sha !== "" && !state.artifacts.includes(sha)) state.artifacts.push(sha);
 }
 
 /** Applies one event to a state, in place. Throws {@link JournalError} on an event the state cannot take. */
@@ -173,6 +187,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       state.owner = { owner: e.owner, token: e.token };
       break;
     case "step.decided":
+      if (e.answer?.usage !== undefined) state.lastUsage = { input: e.answer.usage.input, items: state.transcript.length };
       state.step = e.step;
       state.current = {
         step: e.step,
@@ -192,6 +207,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     }
     case "call.rejected": {
       const call = callOf(state, e.step, e.callId, e.seq);
+      named(state, e.observation);
       countFailure(state, e.observation);
       observe(state, call, e.observation);
       break;
@@ -226,6 +242,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     }
     case "call.finished": {
       const call = callOf(state, e.step, e.callId, e.seq);
+      named(state, e.observation);
       if (e.late === true) {
         call.late = true;
         call.observation = e.observation;
@@ -238,6 +255,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     }
     case "call.reconciled": {
       const call = callOf(state, e.step, e.callId, e.seq);
+      named(state, e.observation);
       if (e.resolution === "run_again") call.status = "approved";
       else if (e.resolution !== "ask_operator" && e.observation !== undefined) observe(state, call, e.observation);
       break;
@@ -254,6 +272,16 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       delete call.approvalId;
       delete call.permission;
       delete call.policyVersion;
+      break;
+    }
+    case "context.compacted": {
+      if (!(Number.isInteger(e.from) && Number.isInteger(e.to) && 1 <= e.from && e.from <= e.to && e.to <= state.transcript.length)) {
+        throw new JournalError("JOURNAL_INVALID", `event ${e.seq} compacts items ${e.from} to ${e.to} of a transcript of ${state.transcript.length}`);
+      }
+      state.transcript.splice(e.from, e.to - e.from, ...e.items);
+      for (const sha of e.artifacts) if (!state.artifacts.includes(sha)) state.artifacts.push(sha);
+      // The compaction's own (calibrated) figure is the budget's new starting point.
+      state.lastUsage = { input: e.tokens.after, items: state.transcript.length };
       break;
     }
     case "run.completed":

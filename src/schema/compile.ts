@@ -9,6 +9,7 @@ import {
   EVALUATOR_DRAFT,
   type SchemaDraft,
 } from "./drafts.js";
+import { prepareFormats } from "./asserted-formats.js";
 import { resolveDynamicRefs } from "./dynamic-ref.js";
 import { at, SchemaError } from "./errors.js";
 import { toIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
@@ -26,12 +27,16 @@ export interface CompileSchemaOptions {
   /** The draft of a schema without `$schema`. Default: 2020-12. */
   readonly defaultDraft?: SchemaDraft;
   /**
-   * Whether `format` is checked (for the formats the evaluator knows:
-   * date-time, date, time, duration, email, hostname, ipv4, ipv6, uri,
-   * uri-reference, uri-template, url, uuid, json-pointer,
-   * relative-json-pointer, regex) or only an annotation. Default: as the
-   * draft says: an annotation in 2019-09 and 2020-12, checked in draft-04,
-   * 06 and 07.
+   * Whether `format` is checked, by the exact checkers of formats/ (date-time,
+   * date, time, duration, email, hostname, ipv4, ipv6, uri, uri-reference,
+   * iri, iri-reference, uuid, uri-template, json-pointer,
+   * relative-json-pointer, regex). `true` checks them in every draft and
+   * refuses idn-email and idn-hostname, which cannot be checked exactly
+   * (SCHEMA_UNSUPPORTED_KEYWORD); `false` makes every format an annotation.
+   * Default: as the draft says: an annotation in 2019-09 and 2020-12, checked
+   * in draft-04, 06 and 07 (where idn-email and idn-hostname stay
+   * annotations, as those drafts allow). A format no draft defines is an
+   * annotation always.
    */
   readonly assertFormats?: boolean;
   /**
@@ -112,7 +117,7 @@ function makeUrl(href: string, base?: string): UrlLike {
  * ```
  */
 export function compileSchema(input: unknown, options: CompileSchemaOptions = {}): CompiledSchema {
-  const value = toJsonSchema(input);
+  const value = readSchema(input);
   const draft = draftOf(value, options.defaultDraft ?? DEFAULT_DRAFT);
   checkKeywords(value, draft, options.toolSchema === true);
   checkAgainstMetaschema(value, draft);
@@ -120,7 +125,7 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   // References are stamped and $dynamicRefs rewritten on a working copy; the
   // copy kept for callers is frozen and never touched.
   const work = cloneJson(value);
-  if (!assertFormats(draft, options)) dropFormats(work);
+  prepareFormats(work, draft, options.assertFormats);
   const resolveUri: ResolveUri = (ref, base) => makeUrl(ref, base).href;
   const index = indexDocument(work, draft, metaschemaLookup(), BASE_URI, resolveUri);
   const refs = [...index.refs.filter((r) => r.keyword !== "$dynamicRef")];
@@ -167,7 +172,8 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
 
 const VALID: ValidationResult = Object.freeze({ valid: true, issues: Object.freeze([]) as readonly ValidationIssue[] });
 
-function toJsonSchema(input: unknown): JsonValue {
+/** @internal A schema given as text, bytes or a value, as JSON: refused as compileSchema refuses it (missing, not JSON, too deep, not a schema). */
+export function readSchema(input: unknown): JsonValue {
   if (input === undefined || input === null) throw new SchemaError("SCHEMA_MISSING", "schema is missing");
   let value: JsonValue;
   if (typeof input === "string" || input instanceof Uint8Array) {
@@ -301,22 +307,6 @@ function checkMetaschemaEntry(r: FoundRef): void {
       { pointer: `${r.pointer}/${r.keyword}` },
     );
   }
-}
-
-/**
- * Whether `format` asserts. Drafts 2019-09 and 2020-12 make it an annotation
- * unless asked; the earlier drafts leave it to the implementation, and the
- * evaluator asserts the formats it knows.
- */
-function assertFormats(draft: SchemaDraft, options: CompileSchemaOptions): boolean {
-  return options.assertFormats ?? (draft !== "2019-09" && draft !== "2020-12");
-}
-
-/** Removes `format` from every schema object of the working copy: an annotation does not validate. */
-function dropFormats(work: JsonValue): void {
-  forEachSchemaObject(work, (node) => {
-    if (node["format"] !== undefined) delete node["format"];
-  });
 }
 
 function deepFreeze<T>(v: T): T {

@@ -17,7 +17,8 @@
  * and its locations are prefixed on the way back up the failing branch, so
  * what passes builds nothing, and an invalid instance is walked once.
  */
-import { format as FORMATS, type Schema } from "@cfworker/json-schema";
+import type { Schema } from "@cfworker/json-schema";
+import { assertedFormatChecker, formatName } from "./asserted-formats.js";
 import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
 import { messages, type ValidationIssue } from "./issues.js";
@@ -531,10 +532,10 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
       const re = new RegExp(p, "u");
       strings.push((v, out) => re.test(v as string) || fail(out, "pattern", messages.pattern(p)));
     }
-    // An annotation-only format was removed from the working copy by the compiler.
+    // The compiler renamed the formats that assert and removed the others.
     if (typeof s["format"] === "string") {
-      const name = s["format"];
-      const test = (FORMATS as Record<string, ((s: string) => boolean) | undefined>)[name];
+      const test = assertedFormatChecker(s["format"]);
+      const name = formatName(s["format"]);
       if (test !== undefined) strings.push((v, out) => test(v as string) || fail(out, "format", messages.format(name)));
     }
 

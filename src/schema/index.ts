@@ -8,4 +8,20 @@ export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type Jso
 export { DEFAULT_DRAFT, SCHEMA_DRAFTS, type SchemaDraft } from "./drafts.js";
 export { SCHEMA_RULES, SchemaError, type SchemaErrorCode } from "./errors.js";
 export { type ValidationIssue, type ValidationResult } from "./issues.js";
-export { array, boolean, enumOf, integer, nullable, number, strictObject, string, type SchemaObjectOf } from "./builders.js";
+export {
+  array,
+  boolean,
+  enumOf,
+  integer,
+  nullable,
+  number,
+  object,
+  strictObject,
+  string,
+  type NumberConstraints,
+  type ObjectType,
+  type PropertySchema,
+  type SchemaObjectOf,
+  type SchemaType,
+  type TypedSchema,
+} from "./builders.js";

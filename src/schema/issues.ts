@@ -6,6 +6,7 @@
  */
 import type { OutputUnit, Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
+import { formatName } from "./asserted-formats.js";
 import type { Lookup } from "./metaschema-lookup.js";
 
 /** One thing to fix in an instance. */
@@ -169,7 +170,7 @@ function messageFor(unit: OutputUnit, node: unknown, instance: unknown): string 
     case "pattern":
       return messages.pattern(kw);
     case "format":
-      return messages.format(kw);
+      return messages.format(typeof kw === "string" ? formatName(kw) : kw);
     case "minimum":
     case "maximum": {
       // Draft-04 spells exclusive bounds as a boolean beside minimum/maximum.

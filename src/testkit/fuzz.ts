@@ -98,6 +98,13 @@ const FORMATS: Record<string, (r: () => number) => string> = {
   hostname: () => "example.com",
   ipv4: () => "192.0.2.1",
   ipv6: () => "2001:db8::1",
+  duration: (r) => `P${1 + Math.floor(r() * 9)}DT${Math.floor(r() * 24)}H`,
+  iri: (r) => `https://example.com/ü/${Math.floor(r() * 100)}`,
+  "iri-reference": () => "/ä/b",
+  "uri-template": () => "/users/{id}{?fields*}",
+  "json-pointer": () => "/a/0",
+  "relative-json-pointer": () => "1/a",
+  regex: () => "^[a-z]+$",
 };
 
 const ALPHABET = ["a", "b", "z", "A", "0", "9", "_", "-", " ", ".", "/", "é", "ß", "中", "😀"];
@@ -397,6 +404,7 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
       fencingToken: 1,
       signal: controller.signal,
       permit: (resources) => evaluatePolicy(options.policy ?? allowAll, { tool: compiled.name, sideEffect: compiled.sideEffect, args: verdict.args, resources, stage: "discovered" }),
+      readArtifact: async () => undefined,
       // Fuzzing keeps nothing: progress is dropped, artifacts are hashed and let go.
       progress: () => {},
       putArtifact: async (bytes) => ({ sha256: sha256HexSync(bytes), size: bytes.length }),

@@ -182,7 +182,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     preview: async (a) => {
       const path = file(a.path);
       const before = await ws.read(path);
-      return lineDiff(path, before === undefined ? "" : decodeText(before).text, a.content);
+      return lineDiff(path, before === undefined ? undefined : decodeText(before).text, a.content);
     },
     prompt: {
       snippet: "write_file creates a text file or replaces all of it.",
@@ -202,7 +202,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
         const before = old === undefined ? undefined : decodeText(old).text;
         const lines = count(splitLines(a.content).length, "line");
         if (before === a.content) return `${path} already had this content (${lines}); nothing changed.`;
-        const d = stat(lineDiff(path, before ?? "", a.content));
+        const d = stat(lineDiff(path, before, a.content));
         const parent = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
         const newFolder = old === undefined && parent !== "" && (await ws.list(`${parent}/`)).length === 0;
         const result =

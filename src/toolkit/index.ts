@@ -14,5 +14,5 @@ export { workspaceTools, LIST_MAX_FILES, SEARCH_DEFAULT_RESULTS, SEARCH_MAX_BYTE
 export { parsePatch, planPatch, type FilePatch } from "./patch.js";
 export { httpFetchTool, hostAllowed, type HttpFetchOptions } from "./fetch.js";
 export { htmlToText, decodeEntities } from "./html.js";
-export { askUserTool, taskCompleteTool } from "./control.js";
+export { ARTIFACT_READ_MAX_BYTES, askUserTool, readArtifactTool, taskCompleteTool } from "./control.js";
 export { FILE_MAX_BYTES, LINE_MAX_CHARS, TEXT_MAX_BYTES, TEXT_MAX_LINES } from "./text.js";

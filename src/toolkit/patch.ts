@@ -200,7 +200,7 @@ export async function planPatch(ws: Workspace, text: string, root: string, ctx?:
 
 /** The result line of one file: "notes/a.md (+3 -1)", "created notes/b.md (+4 -0)", "deleted notes/c.md (+0 -2)". */
 function describe(p: { path: string; before: string | undefined; after: string | undefined }): { text: string; added: number; removed: number } {
-  const { added, removed } = diffStats(lineDiff(p.path, p.before ?? "", p.after ?? ""));
+  const { added, removed } = diffStats(lineDiff(p.path, p.before, p.after));
   const verb = p.before === undefined ? "created " : p.after === undefined ? "deleted " : "";
   return { text: `${verb}${p.path} (+${added} -${removed})`, added, removed };
 }
@@ -239,7 +239,7 @@ export function applyPatchTool(
     resources: (a) => resources(a.patch),
     preview: async (a) => {
       const plans = await planPatch(ws, a.patch, options.root);
-      return plans.map((p) => lineDiff(p.path, p.before ?? "", p.after ?? "")).join("\n");
+      return plans.map((p) => lineDiff(p.path, p.before, p.after)).join("");
     },
     prompt: {
       snippet: "apply_patch applies a unified diff; it suits changes to several places or several files at once.",

@@ -45,13 +45,13 @@ export function count(n: number, one: string, many = `${one}s`): string {
   return `${String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")} ${n === 1 ? one : many}`;
 }
 
-/** Lines added and removed by a {@link lineDiff} output. */
+/** Lines added and removed by a {@link lineDiff} output (a unified diff: its two header lines skipped). */
 export function diffStats(diff: string): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
   for (const l of diff.split("\n").slice(2)) {
-    if (l.startsWith("+ ")) added++;
-    else if (l.startsWith("- ")) removed++;
+    if (l.startsWith("+")) added++;
+    else if (l.startsWith("-")) removed++;
   }
   return { added, removed };
 }

@@ -2,6 +2,7 @@ import { IsoagentError, isIsoagentError, type IsoagentErrorCode } from "../error
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { compileSchema, SchemaError, type CompiledSchema, type JsonSchema, type SchemaErrorCode } from "../schema/index.js";
 import { checkWith, type ArgsCheck } from "./check.js";
+import { lintToolSchema } from "../schema/lint.js";
 import { isStandardSchema, standardJsonSchema } from "./standard.js";
 import {
   DEFAULT_OUTPUT_POLICY,
@@ -170,10 +171,14 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
     if (!r.ok) fail("TOOL_SCHEMA_STANDARD_UNSUPPORTED", "inputSchema", `input schema ${r.why}`);
     given = (r as { schema: JsonSchema }).schema;
   }
+  const formats: unknown = spec.formats ?? "assert";
+  if (formats !== "assert" && formats !== "annotation") fail("TOOL_FORMATS_INVALID", "formats", `formats must be "assert" or "annotation", not ${shown(formats)}`);
   let schema: CompiledSchema;
   try {
-    schema = compileSchema(given as JsonSchema | string, { toolSchema: true });
+    lintInputSchema(name, given, formats as "assert" | "annotation");
+    schema = compileSchema(given as JsonSchema | string, { assertFormats: formats === "assert", toolSchema: true });
   } catch (e) {
+    if (e instanceof ToolSpecError) throw e;
     if (!(e instanceof SchemaError) && !isIsoagentError(e)) throw e;
     const code = (e as SchemaError).code;
     throw new ToolSpecError(code, `tool ${JSON.stringify(name)}: input ${(e as Error).message}`, name, "inputSchema", e);
@@ -197,6 +202,12 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
     check: (rawArgs) => checkWith(name, schema, rawArgs) as ArgsCheck<Args>,
   };
   return Object.freeze(tool);
+}
+
+/** The tool-schema linter's first finding, as the ToolSpecError the driver gives for it. */
+function lintInputSchema(name: string, given: unknown, formats: "assert" | "annotation"): void {
+  const finding = lintToolSchema(given, { formats });
+  if (finding !== undefined) throw new ToolSpecError(finding.code, `tool ${JSON.stringify(name)}: input schema ${finding.message}`, name, "inputSchema");
 }
 
 function checkPrompt(p: unknown, fail: (what: string) => never): ToolPrompt | undefined {
@@ -242,14 +253,14 @@ let unconvertible = 0;
 
 /** The fields of a spec that decide its compiled form, as one canonical string. */
 export function specKey(spec: ToolSpec<never>): string {
-  const { name, description, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy } = spec;
+  const { name, description, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy, formats } = spec;
   let inputSchema: unknown = spec.inputSchema;
   if (isStandardSchema(inputSchema)) {
     const r = standardJsonSchema(inputSchema);
     // Unconvertible: keyed by identity, so compileTool gives its error.
     inputSchema = r.ok ? r.schema : { "~unconvertible": ++unconvertible };
   }
-  const data: Record<string, unknown> = { name, description, inputSchema, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy };
+  const data: Record<string, unknown> = { name, description, inputSchema, sideEffect, timeoutMs, terminal, permission, parallelSafe, outputPolicy, formats };
   for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
   return canonicalJson(data);
 }

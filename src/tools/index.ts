@@ -36,6 +36,7 @@ export {
   type PermitAnswer,
   type Tool,
   type ToolContext,
+  type ToolInputSchema,
   type ToolProgress,
 } from "./tool.js";
 export { type InterruptedCall, type ReconcileHook, type Reconciliation } from "./reconcile.js";

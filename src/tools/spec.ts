@@ -20,7 +20,7 @@ export type Permission = "allow" | "ask" | "deny";
 export const PERMISSIONS: readonly Permission[] = ["allow", "ask", "deny"];
 
 /** Names reserved for the runtime's own control tools. */
-export const RESERVED_TOOL_NAMES: readonly string[] = ["ask_user", "task_complete"];
+export const RESERVED_TOOL_NAMES: readonly string[] = ["ask_user", "task_complete", "read_artifact"];
 
 /** The longest timeout a platform timer can hold (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -165,6 +165,12 @@ export interface ToolSpec<Args = JsonValue> {
    * `context.answer`. Requires permission "ask".
    */
   readonly wantsAnswer?: boolean | undefined;
+  /**
+   * Whether the input schema's `format`s are checked: "assert" (the
+   * default, in every draft: a tool that says `format: "uri"` gets a URI)
+   * or "annotation" (left unchecked, as 2020-12 reads them by default).
+   */
+  readonly formats?: "assert" | "annotation" | undefined;
 }
 
 /** A tool's part of the system prompt. */

@@ -1,5 +1,6 @@
 import type { CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
+import type { SchemaObjectOf, SchemaType, TypedSchema } from "../schema/index.js";
 import type { AbortSignalLike } from "../web.js";
 import type { Permission, ResourceRef, ToolSpec } from "./spec.js";
 import type { StandardInput, StandardSchemaLike } from "./standard.js";
@@ -39,6 +40,12 @@ export interface ToolContext {
    * ```
    */
   permit(resources: readonly ResourceRef[]): PermitAnswer;
+  /**
+   * An artifact's bytes, only when this run's journal names it (a truncated
+   * output, an output a compaction elided): the artifact store is shared
+   * between runs, and a run reads back only its own. Undefined otherwise.
+   */
+  readArtifact(sha256: string): Promise<Uint8Array | undefined>;
   /**
    * Reports how far the call is. It becomes the driver's progress for the
    * run, as an agent's streaming does (`driver.progress(runId)`, the
@@ -98,11 +105,38 @@ export interface Tool<Args = JsonValue, Result = unknown> extends ToolSpec<Args>
 }
 
 /**
+ * What a tool declared with an explicit argument type may take as its input
+ * schema: a schema made by the builders carries its value type, which must
+ * fit `Args` (a `string()` property where `Args` says `number` is a compile
+ * error); any other schema, JSON text or Standard Schema is taken as it is.
+ *
+ * @example
+ * ```ts
+ * const ok: ToolInputSchema<{ path: string }> = strictObject({ path: string() })
+ * // @ts-expect-error the schema says string, the type says number
+ * const wrong: ToolInputSchema<{ path: number }> = strictObject({ path: string() })
+ * ```
+ */
+export type ToolInputSchema<Args> = boolean | TypedSchema<Args> | string | StandardSchemaLike;
+
+/**
  * Declares a tool with its argument type inferred (an identity at run time):
- * from a Standard Schema's input type, or given explicitly.
+ * from a Standard Schema's input type, from the type a builder schema
+ * carries (`strictObject`, `string`, ...), or given explicitly. An explicit
+ * type that a builder schema contradicts is a compile error.
+ *
+ * @example
+ * ```ts
+ * const readFile = defineTool({
+ *   name: "read_file", description: "Read a text file.", sideEffect: "read_only", timeoutMs: 5_000,
+ *   inputSchema: strictObject({ path: string("Workspace-relative path") }),
+ *   call: (args) => files.get(args.path) ?? "",   // args: { path: string }
+ * })
+ * ```
  */
 export function defineTool<S extends StandardSchemaLike, Result = unknown>(tool: Omit<Tool<StandardInput<S>, Result>, "inputSchema"> & { readonly inputSchema: S }): Tool<StandardInput<S>, Result>;
-export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result>): Tool<Args, Result>;
+export function defineTool<S extends SchemaObjectOf | boolean, Result = unknown>(tool: Omit<Tool<SchemaType<S>, Result>, "inputSchema"> & { readonly inputSchema: S }): Tool<SchemaType<S>, Result>;
+export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result> & { readonly inputSchema: ToolInputSchema<Args> }): Tool<Args, Result>;
 export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result>): Tool<Args, Result> {
   return tool;
 }

@@ -59,7 +59,7 @@ describe("the gate: arguments, permission, approval", () => {
     expect(h.views[0]!.tools.map((t) => t.name)).toEqual(["read_file", "write_file"]);
     const events = await eventsOf(h.store, "run_1");
     expect(events.slice(3, 5)).toEqual([
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "spec" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "spec", sideEffect: "destructive" },
       {
         type: "call.rejected",
         step: 1,
@@ -79,7 +79,7 @@ describe("the gate: arguments, permission, approval", () => {
     await h.driver().start("t");
     const events = await eventsOf(h.store, "run_1");
     expect(events.slice(3, 6)).toEqual([
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason: "secrets are off limits" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason: "secrets are off limits", sideEffect: "read_only" },
       {
         type: "call.rejected",
         step: 1,
@@ -90,7 +90,7 @@ describe("the gate: arguments, permission, approval", () => {
             "Error: permission denied: read_file is not allowed for `secrets/keys.txt` (secrets are off limits).\n[Next: Do not call read_file with these arguments again.]\n[Recovery: If the task cannot be done without it, stop and say which permission is missing.]",
         },
       },
-      { type: "call.permission", step: 1, callId: "s1c2", permission: "allow", source: "spec" },
+      { type: "call.permission", step: 1, callId: "s1c2", permission: "allow", source: "spec", sideEffect: "read_only" },
     ]);
     expect(h.world.executions.map((e) => e.key)).toEqual(["run_1:1:s1c2"]);
   });
@@ -119,7 +119,7 @@ describe("the gate: arguments, permission, approval", () => {
     expect(waiting.status).toBe("waiting");
     expect(waiting.approvals).toEqual([{ approvalId: "apr.1.s1c1.1", request, requestHash, status: "pending" }]);
     expect((await eventsOf(h.store, "run_1")).slice(3)).toEqual([
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", sideEffect: "local_mutation" },
       { type: "approval.requested", approvalId: "apr.1.s1c1.1", request, requestHash },
     ]);
     expect(h.world.executions).toEqual([]);
@@ -191,7 +191,7 @@ describe("the gate: arguments, permission, approval", () => {
     const h = harness([calls(call("write_file", { path: "notes.md", content: "one\n2\nthree" })), final("ok")], { tools: [diff], secrets: ["sk-secret-1234"] });
     const waiting = await h.driver().start("t");
     const [pending] = waiting.approvals;
-    expect(pending!.request.preview).toBe("--- notes.md\n+++ notes.md\n  one\n- two\n- three\n+ 2\n+ three [REDACTED]\n");
+    expect(pending!.request.preview).toBe("--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n one\n-two\n-three\n+2\n+three [REDACTED]\n\\ No newline at end of file\n");
     expect(pending!.requestHash).toBe(hashJsonSync(pending!.request));
 
     for (const failing of [() => Promise.reject(new Error("no")), () => new Promise<string>(() => {}), () => 42 as unknown as string]) {
@@ -210,12 +210,29 @@ describe("the gate: arguments, permission, approval", () => {
 });
 
 describe("lineDiff", () => {
-  it("shows removed and added lines against the common ones", () => {
-    expect(lineDiff("a.md", "", "new\n")).toBe("--- a.md\n+++ a.md\n+ new\n");
-    expect(lineDiff("a.md", "same\n", "same\n")).toBe("--- a.md\n+++ a.md\n(no change)\n");
-    expect(lineDiff("a.md", "a\nb\nc\nd", "a\nc\nd\ne")).toBe("--- a.md\n+++ a.md\n  a\n- b\n  c\n  d\n+ e\n");
+  it("is a unified diff: /dev/null for a file created or deleted, @@ hunks with three lines of context, no-newline markers", () => {
+    expect(lineDiff("a.md", undefined, "new\n")).toBe("--- /dev/null\n+++ b/a.md\n@@ -0,0 +1 @@\n+new\n");
+    expect(lineDiff("a.md", "gone\n", undefined)).toBe("--- a/a.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n");
+    expect(lineDiff("a.md", "", "new\n")).toBe("--- a/a.md\n+++ b/a.md\n@@ -0,0 +1 @@\n+new\n");
+    expect(lineDiff("a.md", "same\n", "same\n")).toBe("--- a/a.md\n+++ b/a.md\n(no change)\n");
+    expect(lineDiff("a.md", "a\nb\nc\nd", "a\nc\nd\ne")).toBe("--- a/a.md\n+++ b/a.md\n@@ -1,4 +1,4 @@\n a\n-b\n c\n-d\n\\ No newline at end of file\n+d\n+e\n\\ No newline at end of file\n");
+    expect(lineDiff("a.md", "a", "a\n")).toBe("--- a/a.md\n+++ b/a.md\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n");
+    const twenty = Array.from({ length: 20 }, (_, i) => `l${i}\n`).join("");
+    expect(lineDiff("b.md", twenty, twenty.replace("l2\n", "L2\n").replace("l17\n", "L17\n"))).toBe(
+      "--- a/b.md\n+++ b/b.md\n@@ -1,6 +1,6 @@\n l0\n l1\n-l2\n+L2\n l3\n l4\n l5\n@@ -15,6 +15,6 @@\n l14\n l15\n l16\n-l17\n+L17\n l18\n l19\n",
+    );
     const many = Array.from({ length: 3000 }, (_, i) => String(i)).join("\n");
     const huge = lineDiff("big", many, many + "\nend");
-    expect(huge.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(3000); // past the limit: a whole replacement
+    expect(huge.split("\n").filter((l) => l.startsWith("-") && !l.startsWith("---"))).toHaveLength(3000); // past the limit: a whole replacement
+  });
+
+  it("is what apply_patch applies: a preview of a change, applied, makes the change", async () => {
+    const { memoryWorkspace, workspaceTools } = await import("../../src/toolkit/index.js");
+    const before = "one\ntwo\nthree\nfour\n";
+    const after = "one\n2\nthree\nfour\nfive\n";
+    const ws = memoryWorkspace({ "n.md": before });
+    const h = harness([calls(call("apply_patch", { patch: lineDiff("n.md", before, after) })), final("ok")], { tools: workspaceTools(ws, { writePermission: "allow" }).tools });
+    await h.driver().start("t");
+    expect(new TextDecoder().decode((await ws.read("n.md"))!)).toBe(after);
   });
 });

@@ -11,7 +11,7 @@ describe("the step loop", () => {
       { type: "run.created", runId: "run_1", task: { goal: "read notes" }, tools: expect.any(Array), limits: { maxSteps: 50, maxConsecutiveFailures: 3, runTimeoutMs: 0 } },
       { type: "run.resumed", owner: "driver-1", token: 1 },
       { type: "step.decided", step: 1, decision: { kind: "calls", calls: [{ callId: "s1c1", name: "read_file", args: '{"path":"notes.md"}' }] } },
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "allow", source: "spec" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "allow", source: "spec", sideEffect: "read_only" },
       { type: "call.started", step: 1, callId: "s1c1", attempt: 1, idempotencyKey: "run_1:1:s1c1" },
       { type: "call.finished", step: 1, callId: "s1c1", attempt: 1, observation: { type: "result", content: "hello" } },
       { type: "step.decided", step: 2, decision: { kind: "final", output: { summary: "read it" } } },

@@ -305,7 +305,9 @@ describe("snapshots", () => {
     await h.driver().start("t");
     const snap = await h.store.getSnapshot("run_1" as never);
     expect(snap).not.toBeNull();
-    expect(snap!.seq).toBeGreaterThan(20);
+    // Every 4 events, or as many events as the transcript has items when it is longer.
+    expect(snap!.seq).toBeGreaterThan(12);
+    expect(snap!.state.transcript.length).toBeGreaterThan(4);
     const reads: number[] = [];
     const spy = { ...h.store, read: (runId: never, from?: number) => (reads.push(from ?? 1), h.store.read(runId, from)) };
     const state = await createDriver({ store: spy, agent: scriptedAgent([]), tools: [], clock: h.clock }).state("run_1" as never).catch((e: unknown) => e);

@@ -61,7 +61,7 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
     expect(await approval.locator("dd.side-effect").textContent()).toBe("local_mutation");
     expect(await approval.locator("dd.touches").textContent()).toBe("path notes/summary.md (write)");
     expect(JSON.parse((await approval.locator("pre.args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
-    expect(await approval.locator("pre.preview").textContent()).toContain("+ - renew the passport");
+    expect(await approval.locator("pre.preview").textContent()).toContain("+- renew the passport");
 
     await approval.locator("button.approve").click();
     await page.waitForSelector("#run[data-status=completed]");
@@ -69,7 +69,7 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
     const journal = await page.locator("#journal tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")));
     expect(journal).toContain("approval.resolved");
     expect(journal.at(-1)).toBe("run.completed");
-    expect(await page.locator("#summary").textContent()).toBe('output: {"summary":"notes/summary.md written and checked"}');
+    expect(await page.locator("#summary").textContent()).toBe('output: {"done":true,"summary":"notes/summary.md written and checked"}');
     // The API agrees with the page.
     const run = ((await (await fetch(`${base}/runs/${runId}`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { run: { status: string; approvals: { status: string }[] } }).run;
     expect(run.status).toBe("completed");

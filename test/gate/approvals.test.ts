@@ -45,7 +45,7 @@ describe("approvals bound to the tool's shape and the policy's identity", () => 
     expect(a!.request.policyVersion).toBe("v1");
     expect(a!.request.toolShape).toBe(toolShapeHash(compileTool(worldTools({ files: {}, executions: [] }).writeFile)));
     expect(a!.requestHash).toBe(hashJsonSync(a!.request));
-    expect((await eventsOf(h.store, "run_1"))[3]).toEqual({ type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", policyVersion: "v1" });
+    expect((await eventsOf(h.store, "run_1"))[3]).toEqual({ type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", sideEffect: "local_mutation", policyVersion: "v1" });
   });
 
   it("refuses an answer to an approval asked under another policy (APPROVAL_STALE), and asks again under the new one, naming the change", async () => {
@@ -65,7 +65,7 @@ describe("approvals bound to the tool's shape and the policy's identity", () => 
     expect(events.slice(5, 9)).toEqual([
       { type: "run.resumed", owner: "driver-1", token: 2 },
       { type: "call.reopened", step: 1, callId: "s1c1", reason },
-      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", policyVersion: "v2" },
+      { type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", sideEffect: "local_mutation", policyVersion: "v2" },
       expect.objectContaining({ type: "approval.requested", approvalId: "apr.1.s1c1.2" }),
     ]);
     const [fresh] = again.approvals;

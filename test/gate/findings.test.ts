@@ -114,7 +114,7 @@ describe("finding 2: malformed policy answers fail closed", () => {
       expect(outcome.status).toBe("completed");
       expect(h.world.executions).toEqual([]);
       const events = await eventsOf(h.store, "run_1");
-      expect(events[3]).toEqual({ type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason });
+      expect(events[3]).toEqual({ type: "call.permission", step: 1, callId: "s1c1", permission: "deny", source: "policy", reason, sideEffect: "local_mutation" });
       expect(events[4]).toMatchObject({ type: "call.rejected", observation: { type: "denied" } });
     });
   }

@@ -15,7 +15,16 @@ const sse = (event: string | undefined, data: unknown): string => `${event === u
 const halves = (s: string): string[] => (s.length < 2 ? [s] : [s.slice(0, Math.ceil(s.length / 2)), s.slice(Math.ceil(s.length / 2))]);
 
 /** OpenAI Responses: a `response` object. */
-export function responsesObject(o: { text?: string; refusal?: string; calls?: readonly MockCall[]; status?: "completed" | "incomplete" | "failed"; error?: { code: string; message: string } }): Record<string, unknown> {
+export function responsesObject(o: {
+  text?: string;
+  refusal?: string;
+  calls?: readonly MockCall[];
+  status?: "completed" | "incomplete" | "failed";
+  error?: { code: string; message: string };
+  usage?: { input: number; output: number; cached?: number };
+  /** Messages with a phase (commentary, final_answer), after the text. */
+  phases?: readonly { phase: string; text: string }[];
+}): Record<string, unknown> {
   const output: unknown[] = [];
   if (o.text !== undefined || o.refusal !== undefined) {
     output.push({
@@ -26,7 +35,11 @@ export function responsesObject(o: { text?: string; refusal?: string; calls?: re
       content: [...(o.text !== undefined ? [{ type: "output_text", annotations: [], logprobs: [], text: o.text }] : []), ...(o.refusal !== undefined ? [{ type: "refusal", refusal: o.refusal }] : [])],
     });
   }
+  for (const [k, p] of (o.phases ?? []).entries()) {
+    output.push({ id: `msg_phase${k + 1}`, type: "message", status: "completed", role: "assistant", phase: p.phase, content: [{ type: "output_text", annotations: [], logprobs: [], text: p.text }] });
+  }
   for (const [k, c] of (o.calls ?? []).entries()) output.push({ id: `fc_mock${k + 1}`, type: "function_call", status: "completed", arguments: c.args, call_id: c.id, name: c.name });
+  const u = o.usage ?? { input: 13, output: 12, cached: 0 };
   return {
     id: "resp_mock1",
     object: "response",
@@ -37,7 +50,7 @@ export function responsesObject(o: { text?: string; refusal?: string; calls?: re
     model: "gpt-mock",
     output,
     parallel_tool_calls: true,
-    usage: { input_tokens: 13, input_tokens_details: { cached_tokens: 0 }, output_tokens: 12, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 25 },
+    usage: { input_tokens: u.input, input_tokens_details: { cached_tokens: u.cached ?? 0 }, output_tokens: u.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: u.input + u.output },
   };
 }
 

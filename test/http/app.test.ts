@@ -209,3 +209,20 @@ describe("progress over SSE", () => {
     expect(driver.progress(runId as never)).toBeUndefined();
   });
 });
+
+describe("the run's trace over HTTP", () => {
+  it("returns the spans derived from the journal as OTLP/JSON, and the run's view names the trace id", async () => {
+    const { app, driver } = setup();
+    const runId = await driver.create("t");
+    await driver.resume(runId);
+    await driver.cancel(runId, { by: "ana" });
+    const res = await app.request(`/runs/${runId}/trace`, { headers: auth });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { resourceSpans: { scopeSpans: { spans: { traceId: string; name: string }[] }[] }[] };
+    const spans = body.resourceSpans[0]!.scopeSpans[0]!.spans;
+    const view = ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { traceId: string } }).run;
+    expect(spans.map((s) => s.name)).toContain("invoke_agent isoagent");
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([view.traceId]));
+    expect((await app.request("/runs/run_9/trace", { headers: auth })).status).toBe(404);
+  });
+});

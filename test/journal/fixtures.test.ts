@@ -9,7 +9,7 @@ const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/$
 
 describe("v1 journal fixtures", () => {
   it("are all here", () => {
-    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-reopened.json", "v2-unknown.json"]);
+    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-compacted.json", "v2-reopened.json", "v2-unknown.json"]);
   });
 
   const expected: Record<string, Record<string, unknown>> = {
@@ -19,6 +19,7 @@ describe("v1 journal fixtures", () => {
     "v1-failed-abort": { status: "failed", step: 1, failure: { reason: "tool_abort", detail: "checksum mismatch" }, seq: 7 },
     "v1-cancelled": { status: "cancelled", step: 1, cancelled: { by: "ana", reason: "not needed" }, seq: 6 },
     "v2-reopened": { status: "completed", step: 2, output: "written", seq: 15 },
+    "v2-compacted": { status: "completed", step: 5, output: "read", seq: 23 },
     "v2-unknown": { status: "completed", step: 3, output: "ok", seq: 16 },
   };
   for (const [name, want] of Object.entries(expected)) {
@@ -84,5 +85,14 @@ describe("v1 journal fixtures", () => {
       const state = reduce(load(name));
       expect(Object.values(state.approvals).every((a) => a.status !== "voided")).toBe(true);
     }
+  });
+
+  it("v2-compacted: the transcript reduces to what the model was shown (outputs elided into notices), each decision records who answered", () => {
+    const events = load("v2-compacted");
+    const state = reduce(events);
+    const shown = state.transcript.filter((t) => t.type === "observation").map((t) => (t.type === "observation" && t.observation.elided !== undefined ? "elided" : "kept"));
+    expect(shown).toEqual(["elided", "elided", "elided", "kept"]);
+    expect(state.artifacts).toHaveLength(1);
+    expect(events.filter((e) => e.type === "step.decided").map((e) => (e.type === "step.decided" ? (e.answer?.model ?? null) : null))).toEqual(["fixture-1", "fixture-1", "fixture-1", "fixture-1", null]);
   });
 });

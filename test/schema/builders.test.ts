@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { array, boolean, compileSchema, enumOf, integer, nullable, number, strictObject, string } from "../../src/index.js";
+import { array, boolean, compileSchema, enumOf, integer, nullable, number, object, strictObject, string } from "../../src/index.js";
 
 describe("schema builders", () => {
   it("build plain JSON Schema with descriptions", () => {
@@ -38,6 +38,8 @@ describe("schema builders", () => {
 
   it("require every property by default, and refuse an unknown required name", () => {
     expect(strictObject({ a: string(), b: string() })["required"]).toEqual(["a", "b"]);
+    // A required name that is not a property is a compile error too.
+    // @ts-expect-error "b" is not among the properties
     expect(() => strictObject({ a: string() }, ["b"])).toThrow('strictObject: required property "b" is not among the properties');
     expect(() => enumOf([])).toThrow("enumOf: give at least one value");
   });
@@ -46,5 +48,12 @@ describe("schema builders", () => {
     expect(nullable(enumOf(["a"], "d"))).toEqual({ enum: ["a", null], description: "d" });
     expect(nullable({ anyOf: [{ type: "string" }, { type: "number" }] })).toEqual({ anyOf: [{ anyOf: [{ type: "string" }, { type: "number" }] }, { type: "null" }] });
     expect(nullable({ type: ["string", "null"] })).toEqual({ type: ["string", "null"] });
+  });
+
+  it("build an open object: the listed properties, others allowed", () => {
+    const schema = object({ query: string(), page: integer() }, ["query"], "Search");
+    expect(schema).toEqual({ type: "object", properties: { query: { type: "string" }, page: { type: "integer" } }, required: ["query"], description: "Search" });
+    expect(compileSchema(schema).validate({ query: "q", other: 1 }).valid).toBe(true);
+    expect(() => object({ a: string() }, ["b" as "a"])).toThrow('object: required property "b" is not among the properties');
   });
 });

@@ -122,3 +122,20 @@ describe("fuzz: generated arguments and near misses", () => {
     expect(a).toEqual(b);
   });
 });
+
+describe("fuzz over formats, which tool schemas assert", () => {
+  it("generates values every checked format accepts", async () => {
+    const formats = ["date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex"];
+    const tool = defineTool({
+      name: "formats",
+      description: "Take one of each format.",
+      inputSchema: strictObject(Object.fromEntries(formats.map((f) => [f.replace(/-/g, "_"), string(f, { format: f })]))),
+      sideEffect: "read_only",
+      timeoutMs: 1000,
+      call: () => ({}),
+    });
+    const report = await fuzz(tool as Tool<never, unknown>, { seed: 3, count: 200 });
+    expect(report.validRefused).toEqual([]);
+    expect(report.valid).toBeGreaterThan(0);
+  });
+});

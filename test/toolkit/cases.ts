@@ -113,7 +113,7 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     expect(r).toEqual({
       ok: true,
       text: "Created notes/new/summary.md (+3 -0): 3 lines, 11 bytes, in the new folder notes/new/.",
-      preview: "--- notes/new/summary.md\n+++ notes/new/summary.md\n+ # Sum\n+ \n+ - a\n",
+      preview: "--- /dev/null\n+++ b/notes/new/summary.md\n@@ -0,0 +1,3 @@\n+# Sum\n+\n+- a\n",
       activity: "Write notes/new/summary.md (+3 -0)",
     });
     expect(await text(ws, "notes/new/summary.md")).toBe("# Sum\n\n- a\n");
@@ -124,7 +124,7 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     expect(await run("write_file", { path: "a.md", content: "one\n2\n" })).toEqual({
       ok: true,
       text: "Replaced the content of a.md (+1 -1): now 2 lines, 6 bytes.",
-      preview: "--- a.md\n+++ a.md\n  one\n- two\n+ 2\n",
+      preview: "--- a/a.md\n+++ b/a.md\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n",
       activity: "Write a.md (+1 -1)",
     });
     expect(await text(ws, "a.md")).toBe("one\n2\n");
@@ -146,7 +146,7 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     expect(await run("edit_file", { path: "notes/todo.md", old_text: "- call Ana\n", new_text: "- call Ana about the trip\n- book the train\n" })).toEqual({
       ok: true,
       text: "Edited notes/todo.md (+2 -1): 1 place changed.",
-      preview: "--- notes/todo.md\n+++ notes/todo.md\n  - buy milk\n- - call Ana\n+ - call Ana about the trip\n+ - book the train\n  - renew passport\n",
+      preview: "--- a/notes/todo.md\n+++ b/notes/todo.md\n@@ -1,3 +1,4 @@\n - buy milk\n-- call Ana\n+- call Ana about the trip\n+- book the train\n - renew passport\n",
       activity: "Edit notes/todo.md (+2 -1)",
     });
     expect(await text(ws, "notes/todo.md")).toBe("- buy milk\n- call Ana about the trip\n- book the train\n- renew passport\n");
@@ -200,7 +200,11 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     const r = await run("apply_patch", { patch });
     expect(r.text).toBe("Patched 3 files (+3 -2): a.md (+1 -1), created new/dir/b.md (+2 -0), deleted old.md (+0 -1).");
     expect(r.activity).toBe("Patch 3 files (+3 -2)");
-    expect(r.preview).toBe("--- a.md\n+++ a.md\n  0\n  1\n- 2\n+ two\n  3\n  4\n\n--- new/dir/b.md\n+++ new/dir/b.md\n+ hello\n+ world\n\n--- old.md\n+++ old.md\n- bye\n");
+    expect(r.preview).toBe(
+      "--- a/a.md\n+++ b/a.md\n@@ -1,5 +1,5 @@\n 0\n 1\n-2\n+two\n 3\n 4\n" +
+        "--- /dev/null\n+++ b/new/dir/b.md\n@@ -0,0 +1,2 @@\n+hello\n+world\n" +
+        "--- a/old.md\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+    );
     expect([await text(ws, "a.md"), await text(ws, "new/dir/b.md"), await ws.read("old.md")]).toEqual(["0\n1\ntwo\n3\n4\n", "hello\nworld\n", undefined]);
   });
 
@@ -255,7 +259,7 @@ export function workspaceToolCases(b: Backend, test: Test): void {
   // ---- recovery ---------------------------------------------------------------------------
   test(`${b.name}: a change and its receipt commit together: an attempt run again answers from the receipt; the hook reconciles`, async () => {
     const { ws, t } = await setup({ "a.md": "one\n" });
-    const ctx = { runId: "r" as never, step: 1, callId: "c" as never, attempt: 1, idempotencyKey: "key-1", fencingToken: 1, signal: new AbortController().signal, permit: () => ({ permission: "allow" as const }), progress: () => {}, putArtifact: async () => ({ sha256: "", size: 0 }) };
+    const ctx = { runId: "r" as never, step: 1, callId: "c" as never, attempt: 1, idempotencyKey: "key-1", fencingToken: 1, signal: new AbortController().signal, permit: () => ({ permission: "allow" as const }), readArtifact: async () => undefined, progress: () => {}, putArtifact: async () => ({ sha256: "", size: 0 }) };
     const first = await t.writeFile.call({ path: "a.md", content: "two\n" }, ctx);
     await ws.commit([{ path: "a.md", bytes: enc.encode("changed by someone\n") }]);
     // The same call again (a crash after the effect): no second write.

@@ -53,8 +53,8 @@ describe("compileTool refusals, pinned by exact value", () => {
     ["a missing schema", { ...base, inputSchema: undefined }, "SCHEMA_MISSING", 'tool "write_file": input schema is missing'],
     ["schema text that is not JSON", { ...base, inputSchema: "{'type':'object'}" }, "SCHEMA_NOT_JSON", 'tool "write_file": input schema is not valid JSON: expected a string key, found "\'" at line 1, column 2'],
     ["a schema nested too deep", { ...base, inputSchema: "[".repeat(300) }, "SCHEMA_TOO_DEEP", 'tool "write_file": input schema is nested deeper than 256 levels'],
-    ["a schema referring outside itself", { ...base, inputSchema: { $ref: "https://example.com/s.json" } }, "SCHEMA_EXTERNAL_REF", 'tool "write_file": input schema refers outside itself: $ref "https://example.com/s.json" at the root'],
-    ["a schema with an unsupported keyword", { ...base, inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", dependentRequired: {} } }, "SCHEMA_UNSUPPORTED_KEYWORD", 'tool "write_file": input schema uses a keyword the validator cannot evaluate correctly: dependentRequired is not part of draft-07, but the validator would apply it (at /dependentRequired)'],
+    ["a schema referring outside itself", { ...base, inputSchema: { type: "object", $ref: "https://example.com/s.json" } }, "SCHEMA_EXTERNAL_REF", 'tool "write_file": input schema refers outside itself: $ref "https://example.com/s.json" at the root'],
+    ["a schema with an unsupported keyword", { ...base, inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", dependentRequired: {} } }, "SCHEMA_UNSUPPORTED_KEYWORD", 'tool "write_file": input schema uses a keyword the validator cannot evaluate correctly: dependentRequired is not part of draft-07, but the validator would apply it (at /dependentRequired)'],
     ["a schema that does not compile", { ...base, inputSchema: { type: "object", required: "path" } }, "SCHEMA_INVALID", 'tool "write_file": input schema does not compile: the draft 2020-12 metaschema refuses /required: expected array, got string'],
   ];
   it.each(cases)("%s", (_what, spec, code, message) => {

@@ -40,10 +40,10 @@ describe("examples/worker (wrangler.toml's main) in workerd", () => {
     expect(pending.request).toMatchObject({ kind: "call", tool: "write_file", sideEffect: "local_mutation", resources: [{ kind: "path", value: "notes/summary.md" }] });
     expect(pending.request.args.content).toBe("# Summary\n\n3 things to do:\n- buy milk\n- call Ana about the trip\n- renew the passport\n");
     // A new file: every line added.
-    expect(pending.request.preview).toBe("--- notes/summary.md\n+++ notes/summary.md\n+ # Summary\n+ \n+ 3 things to do:\n+ - buy milk\n+ - call Ana about the trip\n+ - renew the passport\n");
+    expect(pending.request.preview).toBe("--- /dev/null\n+++ b/notes/summary.md\n@@ -0,0 +1,6 @@\n+# Summary\n+\n+3 things to do:\n+- buy milk\n+- call Ana about the trip\n+- renew the passport\n");
     await api(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash, by: "test" });
     const done = await until(runId, (r) => r.status === "completed");
-    expect(done.output).toEqual({ summary: "notes/summary.md written and checked" });
+    expect(done.output).toEqual({ done: true, summary: "notes/summary.md written and checked" });
     const events = (await api(`/runs/${runId}/events`)).events as { type: string; observation?: { content?: unknown } }[];
     // The last read sees the file the approved write made, in the run's own object.
     const reads = events.filter((e) => e.type === "call.finished").map((e) => e.observation?.content);

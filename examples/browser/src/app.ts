@@ -63,6 +63,8 @@ function line(e: JournalEvent): string {
       return `${e.callId}: ${e.resolution} by ${e.by}`;
     case "call.reopened":
       return `${e.callId}: decided again (${e.reason})`;
+    case "context.compacted":
+      return `context compacted (${e.strategy}): items ${e.from}-${e.to} replaced by ${e.items.length}, about ${e.tokens.before} -> ${e.tokens.after} tokens`;
     case "run.completed":
       return `output ${JSON.stringify(e.output)}`;
     case "run.failed":

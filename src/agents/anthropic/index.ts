@@ -5,12 +5,14 @@
  * @module
  */
 import type { JsonValue } from "../../json/index.js";
+import type { AnswerInfo, TranscriptItem } from "../../journal/index.js";
 import type { FetchLike } from "../../web.js";
-import { AgentError, type AgentProgress, type AgentView, type ProposedCall } from "../port.js";
-import { modelAgent, observationText, systemPrompt, taskText, type ModelAgent, type ModelAgentOptions, type Parsed, type Protocol } from "../model/agent.js";
+import { type AgentProgress, type AgentView, type ProposedCall } from "../port.js";
+import { modelAgent, observationText, statusOfCode, summaryText, systemPrompt, taskText, type ModelAgent, type ModelAgentOptions, type Parsed, type Protocol, type ProviderError } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
+import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
 import { parseSse } from "../model/sse.js";
-import { httpTransport, NetworkError, readText, type Transport } from "../model/transport.js";
+import { httpTransport, NetworkError, readText, StreamError, type Transport } from "../model/transport.js";
 
 export interface AnthropicAgentOptions extends ModelAgentOptions {
   /** Required unless a transport is given. Never journaled, never in an error. */
@@ -70,14 +72,16 @@ export function anthropicAgent(options: AnthropicAgentOptions): ModelAgent {
 }
 
 export function anthropicProtocol(o: AnthropicRequestOptions): Protocol {
+  const items = new ItemCache<TranscriptItem, Block>(blocksOf, (b) => JSON.stringify(b.block));
+  const stable = { system: new StableText(), tools: new StableText() };
   return {
     provider: "anthropic",
-    request: (view) => ({ path: "/v1/messages", body: body(view, o) }),
+    request: (view) => request(view, o, items, stable),
     async parse(res, onProgress) {
       if (!o.stream) return fromMessage(payload("anthropic", await readText(res.body)));
       return fromStream(res.body, onProgress);
     },
-    errorOf(_status, text) {
+    errorOf(_status, text): ProviderError {
       try {
         const e = obj(obj(JSON.parse(text))["error"]);
         return { type: str(e["type"]) || "error", message: str(e["message"]) || "(no message)" };
@@ -85,8 +89,13 @@ export function anthropicProtocol(o: AnthropicRequestOptions): Protocol {
         return { type: "error", message: text.trim() === "" ? "(empty body)" : "(a body that is not JSON)" };
       }
     },
+    // "prompt is too long: 215000 tokens > 200000 maximum" (400), or a body too large (413).
+    contextExceeded: (status, e) => (status === 400 && e.type === "invalid_request_error" && /prompt is too long|context window|too many tokens/i.test(e.message)) || (status === 413 && e.type === "request_too_large"),
   };
 }
+
+/** A content block with the role of the message it belongs to (its text is the block's alone). */
+type Block = { readonly role: "user" | "assistant"; readonly block: JsonValue };
 
 /** A call's input as the API wants it (an object); argument text that is not one is sent as {}: the driver has already told the model why. */
 function inputOf(args: string): JsonValue {
@@ -98,37 +107,93 @@ function inputOf(args: string): JsonValue {
   }
 }
 
-function body(view: AgentView, o: AnthropicRequestOptions): JsonValue {
-  const messages: { role: "user" | "assistant"; content: JsonValue[] }[] = [];
-  const push = (role: "user" | "assistant", block: JsonValue): void => {
-    const last = messages[messages.length - 1];
-    if (last !== undefined && last.role === role) last.content.push(block);
-    else messages.push({ role, content: [block] });
-  };
-  for (const item of view.transcript) {
-    if (item.type === "task") push("user", { type: "text", text: taskText(item.task) });
-    else if (item.type === "decision") {
+/** One transcript item as content blocks, each with its message's role. */
+function blocksOf(item: TranscriptItem): Block[] {
+  switch (item.type) {
+    case "task":
+      return [{ role: "user", block: { type: "text", text: taskText(item.task) } }];
+    case "summary":
+      return [{ role: "user", block: { type: "text", text: summaryText(item) } }];
+    case "decision": {
       const d = item.decision;
-      if (d.text !== undefined && d.text !== "") push("assistant", { type: "text", text: d.text });
-      if (d.kind === "calls") for (const c of d.calls) push("assistant", { type: "tool_use", id: c.callId, name: c.name, input: inputOf(c.args) });
-      else push("assistant", { type: "text", text: typeof d.output === "string" ? d.output : JSON.stringify(d.output) });
-    } else {
+      const out: Block[] = [];
+      if (d.text !== undefined && d.text !== "") out.push({ role: "assistant", block: { type: "text", text: d.text } });
+      if (d.kind === "calls") for (const c of d.calls) out.push({ role: "assistant", block: { type: "tool_use", id: c.callId, name: c.name, input: inputOf(c.args) } });
+      else out.push({ role: "assistant", block: { type: "text", text: typeof d.output === "string" ? d.output : JSON.stringify(d.output) } });
+      return out;
+    }
+    case "observation": {
       const { text, isError } = observationText(item.observation);
-      push("user", { type: "tool_result", tool_use_id: item.callId, content: text, ...(isError ? { is_error: true } : {}) });
+      return [{ role: "user", block: { type: "tool_result", tool_use_id: item.callId, content: text, ...(isError ? { is_error: true } : {}) } }];
     }
   }
+}
+
+/** The request: blocks of consecutive items with the same role make one message, as the API wants. */
+function request(view: AgentView, o: AnthropicRequestOptions, items: ItemCache<TranscriptItem, Block>, stable: { system: StableText; tools: StableText }): { path: string; body: JsonValue; text: string } {
+  const messages: { role: "user" | "assistant"; content: JsonValue[] }[] = [];
+  const messageTexts: string[] = [];
+  let blockTexts: string[] = [];
+  const close = (): void => {
+    const last = messages[messages.length - 1];
+    if (last !== undefined) messageTexts.push(`{"role":${JSON.stringify(last.role)},"content":${arrayText(blockTexts)}}`);
+  };
+  for (const item of view.transcript) {
+    const c = items.get(item);
+    for (let k = 0; k < c.values.length; k++) {
+      const { role, block } = c.values[k]!;
+      const inner = c.texts[k]!;
+      const last = messages[messages.length - 1];
+      if (last !== undefined && last.role === role) {
+        last.content.push(block);
+        blockTexts.push(inner);
+      } else {
+        close();
+        messages.push({ role, content: [block] });
+        blockTexts = [inner];
+      }
+    }
+  }
+  close();
   const system = systemPrompt(o.system, view.tools);
-  return {
+  const tools = view.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as JsonValue }));
+  const body = {
     model: o.model,
     max_tokens: o.maxTokens,
     ...(system === undefined ? {} : { system }),
     messages: messages as unknown as JsonValue,
-    ...(view.tools.length === 0 ? {} : { tools: view.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as JsonValue })) }),
+    ...(view.tools.length === 0 ? {} : { tools }),
     ...(o.stream ? { stream: true } : {}),
+  };
+  const text = objectText([
+    ["model", JSON.stringify(o.model)],
+    ["max_tokens", JSON.stringify(o.maxTokens)],
+    ["system", system === undefined ? undefined : stable.system.of(view.tools, () => system)],
+    ["messages", arrayText(messageTexts)],
+    ["tools", view.tools.length === 0 ? undefined : stable.tools.of(view.tools, () => tools)],
+    ["stream", o.stream ? "true" : undefined],
+  ]);
+  return { path: "/v1/messages", body, text };
+}
+
+/** Who answered and what it cost, from a message's `model`, `stop_reason` and `usage` (cache reads counted as cached input). */
+function answerOf(model: string, stop: string, usage: Record<string, unknown>): AnswerInfo | undefined {
+  if (model === "") return undefined;
+  const n = (k: string): number | undefined => (typeof usage[k] === "number" ? (usage[k] as number) : undefined);
+  const input = n("input_tokens");
+  const output = n("output_tokens");
+  const read = n("cache_read_input_tokens") ?? 0;
+  const created = n("cache_creation_input_tokens") ?? 0;
+  return {
+    provider: "anthropic",
+    model,
+    ...(stop === "" ? {} : { finishReason: stop }),
+    ...(input !== undefined && output !== undefined ? { usage: { input: input + read + created, output, ...(read > 0 ? { cached: read } : {}) } } : {}),
   };
 }
 
 function fromMessage(m: Record<string, unknown>): Parsed {
+  const stop = str(m["stop_reason"]);
   let text = "";
   const calls: ProposedCall[] = [];
   const seen = new Set<string>();
@@ -139,22 +204,35 @@ function fromMessage(m: Record<string, unknown>): Parsed {
       calls.push({ name: str(block["name"]), args: JSON.stringify(block["input"] ?? {}), ...(callId === undefined ? {} : { callId }) });
     }
   }
-  return finish(text, calls, str(m["stop_reason"]));
+  return finish(text, calls, stop, str(obj(m["stop_details"])["explanation"]), answerOf(str(m["model"]), stop, obj(m["usage"])));
 }
 
-function finish(text: string, calls: ProposedCall[], stop: string): Parsed {
-  if (stop === "refusal" && calls.length === 0) return { kind: "refusal", text: text.trim() === "" ? "(no explanation)" : text };
-  return decisionOf(text, calls, stop === "" ? "no text and no call" : `stop_reason ${stop}`);
+/** A refusal carries the model's explanation (stop_details.explanation), or its text. */
+function finish(text: string, calls: ProposedCall[], stop: string, explanation: string, answer: AnswerInfo | undefined): Parsed {
+  if (stop === "refusal" && calls.length === 0) {
+    const why = [explanation.trim(), text.trim()].filter((t) => t !== "").join(" ");
+    return { kind: "refusal", text: why === "" ? "(no explanation)" : why };
+  }
+  return decisionOf(text, calls, stop === "" ? "no text and no call" : `stop_reason ${stop}`, answer);
 }
 
 async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: AgentProgress) => void): Promise<Parsed> {
   const blocks: { type: string; text: string; id: unknown; name: string; json: string; call: number }[] = [];
   let stop = "";
+  let explanation = "";
+  let model = "";
+  const usage: Record<string, unknown> = {};
   let calls = 0;
   for await (const ev of parseSse(chunks)) {
     const e = payload("anthropic", ev.data);
     const type = str(e["type"]) || ev.event;
     switch (type) {
+      case "message_start": {
+        const m = obj(e["message"]);
+        model = str(m["model"]);
+        Object.assign(usage, obj(m["usage"]));
+        break;
+      }
       case "content_block_start": {
         const b = obj(e["content_block"]);
         const index = Number(e["index"]);
@@ -180,9 +258,14 @@ async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: Age
         }
         break;
       }
-      case "message_delta":
-        stop = str(obj(e["delta"])["stop_reason"]) || stop;
+      case "message_delta": {
+        const d = obj(e["delta"]);
+        stop = str(d["stop_reason"]) || stop;
+        explanation = str(obj(d["stop_details"])["explanation"]) || explanation;
+        // The final counts (output_tokens; input counts repeated by some servers).
+        for (const [k, v] of Object.entries(obj(e["usage"]))) if (typeof v === "number") usage[k] = v;
         break;
+      }
       case "message_stop": {
         let text = "";
         const out: ProposedCall[] = [];
@@ -195,14 +278,13 @@ async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: Age
             out.push({ name: b.name, args: b.json === "" ? "{}" : b.json, ...(callId === undefined ? {} : { callId }) });
           }
         }
-        return finish(text, out, stop);
+        return finish(text, out, stop, explanation, answerOf(model, stop, usage));
       }
       case "error": {
         const err = obj(e["error"]);
-        const t = str(err["type"]);
-        const message = `${t || "error"}: ${str(err["message"]) || "(no message)"}`;
-        if (t === "overloaded_error" || t === "api_error" || t === "rate_limit_error") throw new NetworkError(`the stream reported ${message}`);
-        throw new AgentError(`anthropic: the stream reported ${message}`);
+        const t = str(err["type"]) || "error";
+        // Classified as the HTTP error it stands for (see statusOfCode).
+        throw new StreamError(statusOfCode(t), t, str(err["message"]) || "(no message)", t);
       }
       default:
         break;

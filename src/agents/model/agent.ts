@@ -5,11 +5,11 @@
  * AgentError that says what happened without a key in it.
  */
 import type { JsonValue } from "../../json/index.js";
-import type { Observation } from "../../journal/index.js";
+import type { Observation, TranscriptItem } from "../../journal/index.js";
 import type { AbortSignalLike } from "../../web.js";
 import { AgentError, type Agent, type AgentDecision, type AgentProgress, type AgentView, type ExposedTool } from "../port.js";
 import { backoffMs, resolveRetry, retryableStatus, retryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.js";
-import { NetworkError, readText, type ModelRequest, type ModelResponse, type Transport } from "./transport.js";
+import { NetworkError, readText, StreamError, type ModelRequest, type ModelResponse, type Transport } from "./transport.js";
 
 /** What a provider's answer amounted to. */
 export type Parsed =
@@ -24,8 +24,40 @@ export interface Protocol {
   request(view: AgentView): ModelRequest;
   /** Reads a 2xx answer; throws {@link NetworkError} when the stream ends before the provider said it was done. */
   parse(response: ModelResponse, onProgress: (p: AgentProgress) => void): Promise<Parsed>;
-  /** The error's type and message from a failed answer's body. */
-  errorOf(status: number, body: string): { readonly type: string; readonly message: string };
+  /** The error's type, code and message from a failed answer's body. */
+  errorOf(status: number, body: string): ProviderError;
+  /** Whether an error says the request passed the model's context window. */
+  contextExceeded(status: number, error: ProviderError): boolean;
+}
+
+/** A provider's error, as its body says it. */
+export interface ProviderError {
+  readonly type: string;
+  readonly code?: string;
+  readonly message: string;
+}
+
+/**
+ * The HTTP status an in-stream error code stands for, so that an error
+ * reported inside a stream is classified as the same error over HTTP would
+ * be: rate limits and quota (429) and server errors (5xx) are retried, then
+ * the run waits to be resumed; anything else fails the run.
+ *
+ * | codes | status |
+ * |---|---|
+ * | rate_limit_exceeded, rate_limit_error, insufficient_quota | 429 |
+ * | timeout, request_timeout | 408 |
+ * | overloaded_error | 529 |
+ * | server_error, api_error, internal_error, service_unavailable | 500 |
+ * | anything else (invalid_request_error, context_length_exceeded, ...) | 400 |
+ */
+export function statusOfCode(code: string): number {
+  const c = code.toLowerCase();
+  if (/^(rate_limit_exceeded|rate_limit_error|insufficient_quota|too_many_requests)$/.test(c)) return 429;
+  if (/^(timeout|request_timeout)$/.test(c)) return 408;
+  if (c === "overloaded_error" || c === "overloaded") return 529;
+  if (/^(server_error|api_error|internal_error|internal_server_error|service_unavailable)$/.test(c)) return 500;
+  return 400;
 }
 
 /** An agent backed by a model: its request is a pure function of the view. */
@@ -81,6 +113,11 @@ export function taskText(task: JsonValue): string {
   return typeof task === "string" ? task : JSON.stringify(task);
 }
 
+/** A summary item (earlier steps a compaction folded) as the model reads it. */
+export function summaryText(item: Extract<TranscriptItem, { type: "summary" }>): string {
+  return item.text;
+}
+
 /** An observation as the model reads it, and whether it reports a failure. */
 export function observationText(o: Observation): { readonly text: string; readonly isError: boolean } {
   if (o.type === "result") return { text: typeof o.content === "string" ? o.content : JSON.stringify(o.content), isError: false };
@@ -132,8 +169,9 @@ async function send(
         throw new AgentError(`${name}: the model gave an empty answer (${parsed.why}), ${empties} times`);
       }
       const body = await readText(res.body).catch(() => "");
-      const { type, message } = protocol.errorOf(res.status, body);
-      const said = cleanMessage(`HTTP ${res.status} ${type}: ${message}`, secrets);
+      const error = protocol.errorOf(res.status, body);
+      const said = cleanMessage(`HTTP ${res.status} ${error.type}: ${error.message}`, secrets);
+      if (protocol.contextExceeded(res.status, error)) throw new AgentError(`${name}: the request passed the model's context window: ${said}`, { contextExceeded: true });
       if (!retryableStatus(res)) throw new AgentError(`${name} refused the request: ${said}`);
       lastProblem = said;
       wait = retryAfterMs(res, Date.now());
@@ -143,8 +181,15 @@ async function send(
     } catch (e) {
       if (e instanceof AgentError) throw e;
       if (signal.aborted) throw e;
-      if (!(e instanceof NetworkError)) throw e;
-      lastProblem = e.message;
+      if (e instanceof StreamError) {
+        // Classified by the status it stands for, as an HTTP error would be.
+        const error = { type: e.type, code: e.code, message: e.message };
+        const said = cleanMessage(`the stream reported ${e.code || e.type}: ${e.message}`, secrets);
+        if (protocol.contextExceeded(e.status, error)) throw new AgentError(`${name}: the request passed the model's context window: ${said}`, { contextExceeded: true });
+        if (!(e.status === 408 || e.status === 409 || e.status === 429 || e.status >= 500)) throw new AgentError(`${name}: ${said}`);
+        lastProblem = said;
+      } else if (e instanceof NetworkError) lastProblem = e.message;
+      else throw e;
     }
     if (attempt >= retry.maxRetries) {
       throw new AgentError(`${name}: ${lastProblem}; gave up after ${attempt + 1} attempts: the run waits to be resumed`, { retryable: true });

@@ -2,6 +2,7 @@
  * Pieces every adapter uses to turn a provider's answer into a decision.
  */
 import type { JsonValue } from "../../json/index.js";
+import type { AnswerInfo } from "../../journal/index.js";
 import { AgentError, type AgentDecision, type ProposedCall } from "../port.js";
 import type { Parsed } from "./agent.js";
 
@@ -16,11 +17,12 @@ export function safeCallId(id: unknown, index: number, seen: Set<string>): strin
   return safe;
 }
 
-/** Calls if there are any (with the text beside them), else the text as the final output; nothing at all is empty. */
-export function decisionOf(text: string, calls: readonly ProposedCall[], why: string): Parsed {
-  if (calls.length > 0) return { kind: "decision", decision: { kind: "calls", calls, ...(text === "" ? {} : { text }) } as AgentDecision };
+/** Calls if there are any (with the text beside them), else the text as the final output; nothing at all is empty. Who answered rides along. */
+export function decisionOf(text: string, calls: readonly ProposedCall[], why: string, answer?: AnswerInfo): Parsed {
+  const info = answer === undefined ? {} : { answer };
+  if (calls.length > 0) return { kind: "decision", decision: { kind: "calls", calls, ...(text === "" ? {} : { text }), ...info } as AgentDecision };
   if (text.trim() === "") return { kind: "empty", why };
-  return { kind: "decision", decision: { kind: "final", output: text as JsonValue } };
+  return { kind: "decision", decision: { kind: "final", output: text as JsonValue, ...info } };
 }
 
 /** Parses one JSON payload of a provider, or says the provider broke its format. */

@@ -12,6 +12,11 @@ export interface ModelRequest {
   /** Relative to the provider's base URL, such as "/responses". */
   readonly path: string;
   readonly body: JsonValue;
+  /**
+   * Exactly `JSON.stringify(body)`, when the adapter built it incrementally
+   * (what the transport sends). Never part of what is hashed or recorded.
+   */
+  readonly text?: string;
 }
 
 /** What came back: the status, the headers an adapter reads, and the body as it streams. */
@@ -23,6 +28,23 @@ export interface ModelResponse {
 
 /** Sends a request; throws {@link NetworkError} when nothing came back. */
 export type Transport = (request: ModelRequest, context: { readonly signal: AbortSignalLike }) => Promise<ModelResponse>;
+
+/**
+ * A provider's error reported inside a 2xx stream (an `error` event), with
+ * the HTTP status it stands for, so it is classified by the same table as
+ * an HTTP error (see `statusOfCode`).
+ */
+export class StreamError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly code = "",
+  ) {
+    super(message);
+    this.name = "StreamError";
+  }
+}
 
 /** The request never got an HTTP answer (DNS, connection refused, reset, offline), or the answer's body was cut. */
 export class NetworkError extends Error {
@@ -45,7 +67,7 @@ export function httpTransport(options: { readonly baseUrl: string; readonly head
       res = await fetch(base + request.path, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...options.headers },
-        body: JSON.stringify(request.body),
+        body: request.text ?? JSON.stringify(request.body),
         signal,
       });
     } catch (e) {

@@ -1,21 +1,27 @@
 /**
  * OpenAI's Chat Completions API (POST /chat/completions): what most
- * OpenAI-compatible servers speak.
+ * OpenAI-compatible servers speak. The request is built incrementally (each
+ * transcript item converted once); the answer says who answered and what
+ * it cost.
  */
 import type { JsonValue } from "../../json/index.js";
+import type { AnswerInfo, TranscriptItem } from "../../journal/index.js";
 import type { AgentProgress, AgentView, ProposedCall } from "../port.js";
-import { observationText, systemPrompt, taskText, type Parsed, type Protocol } from "../model/agent.js";
+import { observationText, statusOfCode, summaryText, systemPrompt, taskText, type Parsed, type Protocol } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
+import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
 import { parseSse } from "../model/sse.js";
-import { NetworkError, readText } from "../model/transport.js";
+import { NetworkError, readText, StreamError } from "../model/transport.js";
 import type { OpenAIRequestOptions } from "./index.js";
-import { openaiError } from "./responses.js";
+import { openaiContextExceeded, openaiError } from "./responses.js";
 import { strictCompatible } from "./strict.js";
 
 export function chatProtocol(o: OpenAIRequestOptions): Protocol {
+  const items = new ItemCache<TranscriptItem>(messagesOf);
+  const stable = { system: new StableText(), tools: new StableText() };
   return {
     provider: "openai",
-    request: (view) => ({ path: "/chat/completions", body: body(view, o) }),
+    request: (view) => request(view, o, items, stable),
     async parse(res, onProgress) {
       if (!o.stream) {
         const r = payload("openai", await readText(res.body));
@@ -29,54 +35,104 @@ export function chatProtocol(o: OpenAIRequestOptions): Protocol {
             const callId = safeCallId(c["id"], k, seen);
             return { name: str(f["name"]), args: str(f["arguments"]), ...(callId === undefined ? {} : { callId }) };
           });
-        return finish(str(m["content"]), str(m["refusal"]), calls, str(choice["finish_reason"]));
+        const reason = str(choice["finish_reason"]);
+        return finish(str(m["content"]), str(m["refusal"]), calls, reason, answerOf(str(r["model"]), reason, r["usage"]));
       }
       return fromStream(res.body, onProgress);
     },
     errorOf: openaiError,
+    contextExceeded: openaiContextExceeded,
   };
 }
 
-function body(view: AgentView, o: OpenAIRequestOptions): JsonValue {
-  const messages: JsonValue[] = [];
-  const system = systemPrompt(o.instructions, view.tools);
-  if (system !== undefined) messages.push({ role: "system", content: system });
-  for (const item of view.transcript) {
-    if (item.type === "task") messages.push({ role: "user", content: taskText(item.task) });
-    else if (item.type === "decision") {
+/** One transcript item as chat messages. */
+function messagesOf(item: TranscriptItem): JsonValue[] {
+  switch (item.type) {
+    case "task":
+      return [{ role: "user", content: taskText(item.task) }];
+    case "summary":
+      return [{ role: "user", content: summaryText(item) }];
+    case "decision": {
       const d = item.decision;
       if (d.kind === "calls") {
-        messages.push({
-          role: "assistant",
-          content: d.text === undefined || d.text === "" ? null : d.text,
-          tool_calls: d.calls.map((c) => ({ id: c.callId, type: "function", function: { name: c.name, arguments: c.args } })),
-        });
-      } else messages.push({ role: "assistant", content: typeof d.output === "string" ? d.output : JSON.stringify(d.output) });
-    } else messages.push({ role: "tool", tool_call_id: item.callId, content: observationText(item.observation).text });
+        return [
+          {
+            role: "assistant",
+            content: d.text === undefined || d.text === "" ? null : d.text,
+            tool_calls: d.calls.map((c) => ({ id: c.callId, type: "function", function: { name: c.name, arguments: c.args } })),
+          },
+        ];
+      }
+      return [{ role: "assistant", content: typeof d.output === "string" ? d.output : JSON.stringify(d.output) }];
+    }
+    case "observation":
+      return [{ role: "tool", tool_call_id: item.callId, content: observationText(item.observation).text }];
+  }
+}
+
+function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<TranscriptItem>, stable: { system: StableText; tools: StableText }): { path: string; body: JsonValue; text: string } {
+  const messages: JsonValue[] = [];
+  const texts: string[] = [];
+  const system = systemPrompt(o.instructions, view.tools);
+  if (system !== undefined) {
+    messages.push({ role: "system", content: system });
+    texts.push(stable.system.of(view.tools, () => ({ role: "system", content: system })));
+  }
+  for (const item of view.transcript) {
+    const c = items.get(item);
+    for (const v of c.values) messages.push(v);
+    for (const t of c.texts) texts.push(t);
   }
   const tools = view.tools.map((t) => ({
     type: "function",
     function: { name: t.name, description: t.description, parameters: t.inputSchema as JsonValue, strict: o.strict === "auto" ? strictCompatible(t.inputSchema) : o.strict },
   }));
-  return {
+  const body = {
     model: o.model,
     messages,
     ...(tools.length === 0 ? {} : { tools, parallel_tool_calls: o.parallelToolCalls }),
     ...(o.maxOutputTokens === undefined ? {} : { max_completion_tokens: o.maxOutputTokens }),
     ...(o.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
+  const text = objectText([
+    ["model", JSON.stringify(o.model)],
+    ["messages", arrayText(texts)],
+    ["tools", tools.length === 0 ? undefined : stable.tools.of(view.tools, () => tools)],
+    ["parallel_tool_calls", tools.length === 0 ? undefined : JSON.stringify(o.parallelToolCalls)],
+    ["max_completion_tokens", o.maxOutputTokens === undefined ? undefined : JSON.stringify(o.maxOutputTokens)],
+    ["stream", o.stream ? "true" : undefined],
+    ["stream_options", o.stream ? '{"include_usage":true}' : undefined],
+  ]);
+  return { path: "/chat/completions", body, text };
 }
 
-function finish(text: string, refusal: string, calls: ProposedCall[], reason: string): Parsed {
+/** Who answered and what it cost: `model`, `finish_reason`, `usage` of a completion. */
+function answerOf(model: string, reason: string, usage: unknown): AnswerInfo | undefined {
+  if (model === "") return undefined;
+  const u = obj(usage);
+  const input = u["prompt_tokens"];
+  const output = u["completion_tokens"];
+  const cached = obj(u["prompt_tokens_details"])["cached_tokens"];
+  return {
+    provider: "openai",
+    model,
+    ...(reason === "" ? {} : { finishReason: reason }),
+    ...(typeof input === "number" && typeof output === "number" ? { usage: { input, output, ...(typeof cached === "number" ? { cached } : {}) } } : {}),
+  };
+}
+
+function finish(text: string, refusal: string, calls: ProposedCall[], reason: string, answer: AnswerInfo | undefined): Parsed {
   if (calls.length === 0 && refusal !== "") return { kind: "refusal", text: refusal };
   if (calls.length === 0 && reason === "content_filter") return { kind: "refusal", text: "the answer was withheld by the content filter" };
-  return decisionOf(text, calls, reason === "" ? "no text and no call" : `finish_reason ${reason}`);
+  return decisionOf(text, calls, reason === "" ? "no text and no call" : `finish_reason ${reason}`, answer);
 }
 
 async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: AgentProgress) => void): Promise<Parsed> {
   let text = "";
   let refusal = "";
   let reason = "";
+  let model = "";
+  let usage: unknown;
   const parts: { id: unknown; name: string; args: string }[] = [];
   for await (const ev of parseSse(chunks)) {
     if (ev.data === "[DONE]") {
@@ -85,13 +141,17 @@ async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: Age
         const callId = safeCallId(p.id, k, seen);
         return { name: p.name, args: p.args, ...(callId === undefined ? {} : { callId }) };
       });
-      return finish(text, refusal, calls, reason);
+      return finish(text, refusal, calls, reason, answerOf(model, reason, usage));
     }
     const chunk = payload("openai", ev.data);
     if (chunk["error"] !== undefined) {
       const e = obj(chunk["error"]);
-      throw new NetworkError(`the stream reported ${str(e["type"]) || str(e["code"]) || "an error"}: ${str(e["message"]) || "(no message)"}`);
+      const code = str(e["code"]) || str(e["type"]);
+      // Classified as the HTTP error it stands for (see statusOfCode).
+      throw new StreamError(code === "" ? 500 : statusOfCode(code), str(e["type"]) || code || "error", str(e["message"]) || "(no message)", code);
     }
+    if (typeof chunk["model"] === "string") model = chunk["model"];
+    if (chunk["usage"] !== undefined && chunk["usage"] !== null) usage = chunk["usage"];
     const choice = obj(arr(chunk["choices"])[0]);
     const delta = obj(choice["delta"]);
     if (typeof delta["content"] === "string" && delta["content"] !== "") {

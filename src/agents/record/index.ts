@@ -70,7 +70,7 @@ export function recordingAgent(agent: ModelAgent): ModelAgent & { readonly recor
             }
           } finally {
             // What the adapter read, however it ended.
-            recording.exchanges.push({ hash: hashOf(request), request: JSON.parse(JSON.stringify(request)) as ModelRequest, response: { status: res.status, headers, body: text + decode() } });
+            recording.exchanges.push({ hash: hashOf(request), request: { path: request.path, body: JSON.parse(request.text ?? JSON.stringify(request.body)) as JsonValue }, response: { status: res.status, headers, body: text + decode() } });
           }
         },
       },
@@ -149,7 +149,7 @@ export function replayAgent(recording: Recording, options: Pick<ModelAgentOption
     const at = served++;
     if (q === undefined) {
       const near = recording.exchanges[Math.min(at, recording.exchanges.length - 1)];
-      const d = near === undefined ? { path: "$", recorded: undefined, actual: request } : firstDifference(near.request, request);
+      const d = near === undefined ? { path: "$", recorded: undefined, actual: request } : firstDifference(near.request, { path: request.path, body: request.body });
       const where = d === undefined ? "$" : d.path.replace(/^\$/, "$request");
       throw new ReplayDriftError(
         `replay drift: request ${at + 1} is not in the recording; first difference at ${where}: recorded ${shown(d?.recorded)}, now ${shown(d?.actual)}`,

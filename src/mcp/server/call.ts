@@ -108,6 +108,8 @@ export async function serveCall(entry: { tool: Tool<never, unknown>; compiled: C
       if (undeclared.length === 0) return { permission: "allow" };
       return evaluatePolicy(options.policy, { tool: t.name, sideEffect: t.sideEffect, args, resources: undeclared, stage: "discovered" });
     },
+    // A served call has no run whose journal names artifacts: it reads none back.
+    readArtifact: async () => undefined,
     progress: (u) => call.progress(u),
     putArtifact: async (bytes) => {
       if (options.artifacts === undefined) throw new Error("this MCP server keeps no artifacts");

@@ -1,0 +1,29 @@
+/**
+ * `npm run example:serve [-- --port <n>]`: the runs API and the operator
+ * console (isoagent/http) served from Node with @hono/node-server, over a
+ * driver in this process (the memory store, the scripted demo agent, the
+ * workspace tools). The token comes from ISOAGENT_TOKEN, or is generated and
+ * printed.
+ */
+import { randomBytes } from "node:crypto";
+import { serve } from "@hono/node-server";
+import { createDriver, memoryStore } from "../../src/index.js";
+import { createHttpApp, driverBackend } from "../../src/http/index.js";
+import { memoryWorkspace, workspaceTools } from "../../src/toolkit/index.js";
+import { demoAgent } from "../notes-agent.js";
+
+const i = process.argv.indexOf("--port");
+const port = Number((i >= 0 ? process.argv[i + 1] : undefined) ?? 8787);
+const token = process.env["ISOAGENT_TOKEN"] ?? randomBytes(24).toString("base64url");
+const { tools, reconcile } = workspaceTools(memoryWorkspace({ "notes/todo.md": "- buy milk\n- call Ana\n" }));
+const driver = createDriver({ store: memoryStore(), agent: demoAgent(), tools, reconcile });
+const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [token] });
+
+const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) => {
+  console.log(`isoagent's API and console in Node at http://127.0.0.1:${info.port}/`);
+  console.log(`  console:  http://127.0.0.1:${info.port}/login#token=${token}`);
+  console.log(`  API:      curl -H "Authorization: Bearer ${token}" http://127.0.0.1:${info.port}/runs`);
+});
+const stop = (): void => void server.close(() => process.exit(0));
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
