@@ -24,6 +24,7 @@ const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { benchBash, bashResults, printBash } = await import("./bash.js");
+const { benchMcp, mcpResults, printMcp } = await import("./mcp.js");
 const { exitCode, load, writeResults } = await import("./results.js");
 type Result = import("./results.js").Result;
 
@@ -72,6 +73,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchBash({ quick });
     printBash(f);
     return bashResults(f);
+  },
+  mcp: async () => {
+    const f = await benchMcp({ quick });
+    printMcp(f);
+    return mcpResults(f);
   },
 };
 

@@ -12,9 +12,11 @@ for (const platform of ["browser", "workers", "node"] as const) await buildPlatf
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
 // isoagent/durable-object's declarations see Workers types, which the core's must not.
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "adapters/durable-object/tsconfig.build.json"], { stdio: "inherit" });
+// isoagent/mcp/stdio's see Node's types.
+execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "adapters/mcp-stdio/tsconfig.build.json"], { stdio: "inherit" });
 const size = await coreBrowserBundle();
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
-console.log(`built dist/browser, dist/workers, dist/node, dist/types and dist/types-do`);
+console.log(`built dist/browser, dist/workers, dist/node, dist/types, dist/types-do and dist/types-node`);
 console.log(`core (browser, minified + gzipped, with @cfworker/json-schema): ${kb(size.gzipBytes)} (${kb(size.minBytes)} minified)`);
 const toolkit = await coreBrowserBundle("src/toolkit/index.ts");
 console.log(`toolkit (browser, minified + gzipped): ${kb(toolkit.gzipBytes)} (${kb(toolkit.minBytes)} minified)`);

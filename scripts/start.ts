@@ -9,7 +9,9 @@
  * the console for the approval of its write.
  *
  * With OPENAI_API_KEY or ANTHROPIC_API_KEY set (ISOAGENT_MODEL to pick the
- * model), the runs use that model instead of the scripted demo agent.
+ * model), the runs use that model instead of the scripted demo agent. With
+ * ISOAGENT_MCP_URL set, the runs also get that MCP server's tools
+ * (examples/worker/mcp.ts); the runs themselves are served as MCP at /mcp.
  *
  * Options:
  *   --port <n>     (default 8787, or $PORT)
@@ -50,7 +52,7 @@ function localToken(): string {
 
 const token = localToken();
 // A model key in the environment reaches the Worker as its secret would.
-const MODEL_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ISOAGENT_MODEL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"];
+const MODEL_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ISOAGENT_MODEL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ISOAGENT_MCP_URL", "ISOAGENT_MCP_TOKEN", "ISOAGENT_MCP_TRUST", "ISOAGENT_RUN_TOKEN"];
 const modelBindings = Object.fromEntries(MODEL_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const mf = new Miniflare({
   name: "isoagent",
@@ -99,6 +101,7 @@ if (runs.length === 0 || check) demo = (await api<{ runId: string }>("/runs", { 
 console.log(`isoagent's Worker on workerd (miniflare), storage in ${join(dataDir, "do")}`);
 console.log(`  console:  ${base}/login#token=${token}`);
 console.log(`  API:      curl -H "Authorization: Bearer ${token}" ${base}/runs`);
+console.log(`  MCP:      ${base}/mcp (the runs as MCP tools, same token${process.env["ISOAGENT_MCP_URL"] ? `; the runs use the tools of ${process.env["ISOAGENT_MCP_URL"]}` : ""})`);
 console.log(`  token:    ${token} (kept in ${join(dataDir, "token")})`);
 console.log(`  agent:    ${describeAgent(modelFromEnv(process.env), "OPENAI_API_KEY or ANTHROPIC_API_KEY")}`);
 console.log(`  runs:     ${runs.length} kept from earlier starts${demo === undefined ? "" : `; demo run ${demo} created`}`);

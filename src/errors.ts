@@ -71,7 +71,17 @@ export type IsoagentErrorCode =
   | "APPROVAL_STALE"
   | "RUN_NOT_ACTIVE"
   | "DRIVER_INVALID"
-  | "AGENT_ERROR";
+  | "AGENT_ERROR"
+  // MCP (isoagent/mcp)
+  | "MCP_OPTIONS_INVALID"
+  | "MCP_CONNECT_FAILED"
+  | "MCP_HTTP_ERROR"
+  | "MCP_PROTOCOL_ERROR"
+  | "MCP_RPC_ERROR"
+  | "MCP_SESSION_EXPIRED"
+  | "MCP_MESSAGE_TOO_LARGE"
+  | "MCP_CANCELLED"
+  | "MCP_CLOSED";
 
 // A registered symbol, so that two copies of this module (two bundles on one
 // page) still recognise each other's errors.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCoreNeutral, coreBrowserBundle } from "../scripts/lib/bundle.js";
+import { checkCoreNeutral, coreBrowserBundle, ENTRY_POINTS, NODE_ONLY_ENTRY_POINTS } from "../scripts/lib/bundle.js";
 
 describe("the platform check (npm run check:platform)", () => {
   it("passes the core: no Node or browser import, no adapter, no eval", async () => {
@@ -28,5 +28,22 @@ describe("the platform check (npm run check:platform)", () => {
     const size = await coreBrowserBundle();
     expect(size.gzipBytes).toBeGreaterThan(1000);
     expect(size.gzipBytes).toBeLessThan(size.minBytes);
+  });
+
+  it("covers isoagent/mcp: platform-neutral, no eval, and never the driver's loop (only its pure output and gate modules)", async () => {
+    expect(ENTRY_POINTS["mcp"]).toBe("src/mcp/index.ts");
+    const report = await checkCoreNeutral("src/mcp/index.ts");
+    expect(report.problems).toEqual([]);
+    expect(report.inputs).toContain("src/mcp/http.ts");
+    expect(report.inputs).toContain("src/mcp/server/server.ts");
+    for (const loop of ["src/driver/session.ts", "src/driver/driver.ts", "src/driver/execute.ts", "src/driver/recovery.ts", "src/driver/operator.ts"]) expect(report.inputs).not.toContain(loop);
+    expect(report.inputs.filter((i) => i.startsWith("src/http/") || i.includes("node_modules/hono") || i.includes("@modelcontextprotocol"))).toEqual([]);
+  });
+
+  it("leaves the Node-only isoagent/mcp/stdio out by name, and it would fail the check (it spawns processes)", async () => {
+    expect(NODE_ONLY_ENTRY_POINTS).toEqual({ "mcp/stdio": "adapters/mcp-stdio/index.ts" });
+    expect(Object.values(ENTRY_POINTS)).not.toContain("adapters/mcp-stdio/index.ts");
+    const report = await checkCoreNeutral("adapters/mcp-stdio/index.ts");
+    expect(report.problems.some((p) => /node:|child_process|the core imports an adapter/.test(p))).toBe(true);
   });
 });

@@ -70,7 +70,8 @@ export interface HostContext<Env> {
 /** How the run objects of a deployment drive their runs. */
 export interface RunObjectConfig<Env extends RunBindings> {
   agent(ctx: HostContext<Env>): Agent;
-  tools(ctx: HostContext<Env>): readonly Tool<never, unknown>[];
+  /** The run's tools; a promise when they come from elsewhere (an MCP server's listing: isoagent/mcp). */
+  tools(ctx: HostContext<Env>): readonly Tool<never, unknown>[] | Promise<readonly Tool<never, unknown>[]>;
   policy?(ctx: HostContext<Env>): Policy;
   reconcile?(ctx: HostContext<Env>): ReconcileHook;
   secrets?(env: Env): readonly string[];
@@ -154,6 +155,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     /** This incarnation of the object: a lease held by an earlier one is certainly stale. */
     readonly boot = crypto.randomUUID();
     private driver: Driver | undefined;
+    private driverReady: Promise<Driver> | undefined;
     private driving: Promise<RunOutcome | null> | undefined;
 
     constructor(ctx: DurableObjectState, env: Env) {
@@ -255,11 +257,19 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     // ---- hosting: the object drives its own run --------------------------------------
 
-    private hostDriver(): Driver {
+    /** The host's driver, made once per incarnation (its tools may take a round trip: an MCP server's listing). */
+    private hostDriver(): Promise<Driver> {
       const summary = this.sql.summary();
-      if (summary === undefined) throw new StoreError("RUN_NOT_FOUND", "this object holds no run");
-      if (this.driver !== undefined) return this.driver;
-      const hc: HostContext<Env> = { env: this.env, runId: summary.runId, task: this.sql.task() ?? null, storage: this.ctx.storage, state: this.ctx };
+      if (summary === undefined) return Promise.reject(new StoreError("RUN_NOT_FOUND", "this object holds no run"));
+      this.driverReady ??= this.makeDriver(summary.runId).catch((e: unknown) => {
+        this.driverReady = undefined;
+        throw e;
+      });
+      return this.driverReady;
+    }
+
+    private async makeDriver(runId: RunId): Promise<Driver> {
+      const hc: HostContext<Env> = { env: this.env, runId, task: this.sql.task() ?? null, storage: this.ctx.storage, state: this.ctx };
       const faults = config.faults?.(hc);
       const reconcile = config.reconcile?.(hc);
       const policy = config.policy?.(hc);
@@ -267,7 +277,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       this.driver = createDriver({
         store: this.localStore(config.durability?.(hc) === "sync"),
         agent: config.agent(hc),
-        tools: config.tools(hc),
+        tools: await config.tools(hc),
         owner: `host:${this.boot}`,
         leaseTtlMs: config.leaseTtlMs ?? 15_000,
         ...(config.limits === undefined ? {} : { limits: config.limits }),
@@ -307,7 +317,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         try {
           const summary = this.sql.summary();
           if (summary === undefined || TERMINAL_STATUSES.has(summary.status)) return null;
-          const outcome = await this.hostDriver().resume(summary.runId);
+          const outcome = await (await this.hostDriver()).resume(summary.runId);
           if (outcome.status === "running") {
             // Busy (a lease still held), the agent unreachable, a lost lease:
             // come back later. The alarm survives a reset of the object.
@@ -334,7 +344,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private async createHosted(runId: RunId, task: JsonValue): Promise<RunId> {
       if (this.sql.summary() !== undefined) throw new StoreError("RUN_EXISTS", `run ${runId} already exists`);
       const hc: HostContext<Env> = { env: this.env, runId, task, storage: this.ctx.storage, state: this.ctx };
-      const d = createDriver({ store: this.localStore(false), agent: config.agent(hc), tools: config.tools(hc), owner: `host:${this.boot}`, ...(config.limits === undefined ? {} : { limits: config.limits }) });
+      const d = createDriver({ store: this.localStore(false), agent: config.agent(hc), tools: await config.tools(hc), owner: `host:${this.boot}`, ...(config.limits === undefined ? {} : { limits: config.limits }) });
       return d.create(task, { runId });
     }
 
@@ -342,29 +352,29 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return wire(() => this.hostRun(runId, task));
     }
     hostState(runId: RunId) {
-      return wire(() => this.hostDriver().state(runId));
+      return wire(async () => (await this.hostDriver()).state(runId));
     }
     hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
       return wire(async () => {
-        await answerThenDrive(() => this.hostDriver().approve(runId, approvalId, answer), () => void this.drive());
+        await answerThenDrive(async () => (await this.hostDriver()).approve(runId, approvalId, answer), () => void this.drive());
         return null;
       });
     }
     hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
       return wire(async () => {
-        await answerThenDrive(() => this.hostDriver().deny(runId, approvalId, answer), () => void this.drive());
+        await answerThenDrive(async () => (await this.hostDriver()).deny(runId, approvalId, answer), () => void this.drive());
         return null;
       });
     }
     hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement) {
       return wire(async () => {
-        await answerThenDrive(() => this.hostDriver().settle(runId, approvalId, answer), () => void this.drive());
+        await answerThenDrive(async () => (await this.hostDriver()).settle(runId, approvalId, answer), () => void this.drive());
         return null;
       });
     }
     hostCancel(runId: RunId, options: { by: string; reason?: string }) {
       return wire(async () => {
-        await this.hostDriver().cancel(runId, options);
+        await (await this.hostDriver()).cancel(runId, options);
         await this.report(true);
         return null;
       });

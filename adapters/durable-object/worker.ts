@@ -1,31 +1,41 @@
 /**
  * The Worker's HTTP app on Durable Objects: the runs API and the console of
- * isoagent/http, each run hosted by its own object, tokens from the
- * `ISOAGENT_TOKEN` secret (comma-separated for rotation).
+ * isoagent/http, each run hosted by its own object, operator tokens from the
+ * `ISOAGENT_TOKEN` secret and run tokens from `ISOAGENT_RUN_TOKEN` (each
+ * comma-separated for rotation), and, when given, an MCP endpoint at `/mcp`.
  */
-import { createHttpApp } from "../../src/http/index.js";
+import { createHttpApp, type McpEndpoint, type RunsBackend } from "../../src/http/index.js";
 import type { IdSource } from "../../src/index.js";
 import { durableObjectBackend } from "./backend.js";
 import type { RunBindings } from "./run-object.js";
 
 export interface WorkerEnv extends RunBindings {
+  /** Operator tokens (both scopes; the console logs in with one), comma-separated. */
   readonly ISOAGENT_TOKEN?: string;
+  /** Run tokens (create and read runs, never answer an approval), comma-separated. */
+  readonly ISOAGENT_RUN_TOKEN?: string;
   /** Comma-separated origins allowed to call the API from a browser. */
   readonly ISOAGENT_CORS_ORIGINS?: string;
 }
 
+const list = (value: string | undefined): string[] => (value ?? "").split(",").map((t) => t.trim()).filter((t) => t.length >= 16);
+
 /**
  * @example
  * ```ts
- * export default { fetch: (request, env, ctx) => workerApp(env).fetch(request, env, ctx) }
+ * export default { fetch: (request, env, ctx) => workerApp(env, { mcp: (backend) => mcpRunsServer(backend) }).fetch(request, env, ctx) }
  * ```
  */
-export function workerApp(env: WorkerEnv, options: { ids?: IdSource } = {}) {
-  const tokens = (env.ISOAGENT_TOKEN ?? "").split(",").map((t) => t.trim()).filter((t) => t.length >= 16);
+export function workerApp(env: WorkerEnv, options: { ids?: IdSource; mcp?: (backend: RunsBackend) => McpEndpoint } = {}) {
+  const tokens = list(env.ISOAGENT_TOKEN);
+  const runTokens = list(env.ISOAGENT_RUN_TOKEN);
   const corsOrigins = (env.ISOAGENT_CORS_ORIGINS ?? "").split(",").map((o) => o.trim()).filter((o) => o !== "");
+  const backend = durableObjectBackend(env, options.ids === undefined ? {} : { ids: options.ids });
   return createHttpApp({
-    backend: durableObjectBackend(env, options),
+    backend,
     tokens: () => tokens,
+    ...(runTokens.length > 0 ? { runTokens: () => runTokens } : {}),
     ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
+    ...(options.mcp === undefined ? {} : { mcp: options.mcp(backend) }),
   });
 }

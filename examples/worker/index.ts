@@ -1,15 +1,19 @@
 /**
  * The Worker wrangler.toml deploys (and `npm start` runs locally on workerd):
  * the runs API and operator console, each run in its own Durable Object,
- * driven there by the demo agent over a workspace in the object's storage.
+ * driven there by the demo agent over a workspace in the object's storage;
+ * with ISOAGENT_MCP_URL set, an MCP server's tools too (see mcp.ts); and the
+ * runs themselves served as MCP at /mcp, behind the same tokens.
  */
 import { defineRunObject, RunIndex, workerApp, type WorkerEnv } from "../../adapters/durable-object/index.js";
+import { mcpRunsServer } from "../../src/mcp/index.js";
 import { agentFor, modelFromEnv } from "../model.js";
 import { demoAgent } from "../notes-agent.js";
+import { mcpReconcile, mcpTaskAgent, mcpToolSet, type McpEnv } from "./mcp.js";
 import { demoTools } from "./workspace.js";
 
 /** The Worker's bindings: a model key (a secret) makes the runs use that model instead of the scripted demo agent. */
-export interface Env extends WorkerEnv {
+export interface Env extends WorkerEnv, McpEnv {
   readonly OPENAI_API_KEY?: string;
   readonly ANTHROPIC_API_KEY?: string;
   readonly ISOAGENT_MODEL?: string;
@@ -18,15 +22,15 @@ export interface Env extends WorkerEnv {
 }
 
 export const RunObject = defineRunObject<Env>({
-  agent: ({ env }) => {
+  agent: ({ env, task }) => {
     const model = modelFromEnv(env as unknown as Record<string, string | undefined>);
-    return model === undefined ? demoAgent() : agentFor(model);
+    return mcpTaskAgent(task) ?? (model === undefined ? demoAgent() : agentFor(model));
   },
-  tools: ({ storage }) => demoTools(storage).tools,
-  reconcile: ({ storage }) => demoTools(storage).reconcile,
+  tools: async ({ env, storage }) => [...demoTools(storage).tools, ...((await mcpToolSet(env, storage))?.tools ?? [])],
+  reconcile: ({ env, storage }) => mcpReconcile(env, storage, demoTools(storage).reconcile),
 });
 export { RunIndex };
 
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => workerApp(env).fetch(request, env, ctx),
+  fetch: (request: Request, env: Env, ctx: ExecutionContext) => workerApp(env, { mcp: (backend) => mcpRunsServer(backend) }).fetch(request, env, ctx),
 };

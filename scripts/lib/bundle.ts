@@ -18,6 +18,7 @@ export const ENTRY_POINTS: Record<string, string> = {
   "toolkit/bash": "src/toolkit/bash/index.ts",
   "toolkit/bash/zlib-stub": "src/toolkit/bash/zlib-stub.ts",
   "toolkit/web-search": "src/toolkit/search/index.ts",
+  mcp: "src/mcp/index.ts",
 };
 
 /**
@@ -49,10 +50,20 @@ export const NEUTRAL_OPTIONS: Record<string, NeutralOptions> = {
   "toolkit/bash": { build: { conditions: ["browser"], ...NO_ZLIB }, allowedStrings: ['reason: "eval() allows arbitrary code execution"'] },
 };
 
+/**
+ * Entries that run on Node only, by output name. The platform check leaves
+ * them out, by name, and says so (a test holds it to that, and to their
+ * failing the check: they spawn processes).
+ */
+export const NODE_ONLY_ENTRY_POINTS: Record<string, string> = {
+  "mcp/stdio": "adapters/mcp-stdio/index.ts",
+};
+
 /** Adapters' entry points, by the platform they run on, bundled beside the core (they may use their platform). */
 export const ADAPTER_ENTRY_POINTS: Partial<Record<Platform, Record<string, string>>> = {
   browser: { idb: "adapters/idb/index.ts" },
   workers: { "durable-object": "adapters/durable-object/index.ts" },
+  node: NODE_ONLY_ENTRY_POINTS,
 };
 
 export type Platform = "browser" | "workers" | "node";

@@ -8,6 +8,7 @@ import type { CallState, Observation } from "../journal/index.js";
 import type { Lease } from "../store/index.js";
 import { isAbortRun, isPermissionDenied } from "../tools/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
+import { artifactsFor, progressFor } from "./call-context.js";
 import type { DriverContext, ToolEntry } from "./context.js";
 import { isToolError, type Gate } from "./gate.js";
 import { clean } from "./hygiene.js";
@@ -74,6 +75,8 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
             fencingToken: x.lease.token,
             signal: controller.signal,
             permit: x.gate.permitFor(step, call, entry, args),
+            progress: progressFor(x.ctx, x.runId as never, step, call.callId, tool.name),
+            putArtifact: artifactsFor(x.ctx),
             readArtifact: async (sha256) => (typeof sha256 === "string" && x.artifacts().includes(sha256) ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined),
             ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
           });
@@ -101,6 +104,7 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
   } finally {
     cancelTimer();
     x.signal?.removeEventListener("abort", onDriverAbort);
+    x.ctx.progress.endCall(x.runId as never, call.callId);
   }
   const p = x.gate.projection(entry);
   switch (raw.kind) {

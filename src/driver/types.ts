@@ -1,4 +1,4 @@
-import type { Agent, AgentProgress } from "../agents/index.js";
+import type { Agent } from "../agents/index.js";
 import type { Clock } from "../clock.js";
 import { IsoagentError } from "../errors.js";
 import type { CallId, IdSource, RunId } from "../ids.js";
@@ -7,6 +7,7 @@ import type { ApprovalState, Limits, RunStatus } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
 import type { Store } from "../store/index.js";
 import type { ReconcileHook, Tool } from "../tools/index.js";
+import type { RunProgress } from "./progress.js";
 import type { ContextOptions } from "./compaction.js";
 export type { InterruptedCall, ReconcileHook, Reconciliation } from "../tools/index.js";
 
@@ -78,8 +79,8 @@ export interface DriverOptions {
    * "context length exceeded" fails the run (`context_exceeded`).
    */
   readonly context?: ContextOptions | undefined;
-  /** Hears a streaming agent's progress as it arrives (also kept for {@link Driver.progress}). */
-  readonly onProgress?: ((runId: RunId, step: number, progress: AgentProgress) => void) | undefined;
+  /** Hears a streaming agent's progress, and running tools' reports (`ToolContext.progress`), as they arrive (also kept for {@link Driver.progress}). */
+  readonly onProgress?: ((runId: RunId, step: number, progress: RunProgress) => void) | undefined;
   /** @internal For the testkit's crash tests. */
   readonly faults?: Faults | undefined;
 }

@@ -30,10 +30,33 @@ import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
 import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, readBody, RECONCILE, STATUS, view } from "./wire.js";
 
+/** What a caller's token lets it do: "run" creates and reads runs; "operator" also answers approvals, reconciles and cancels. */
+export type Scope = "run" | "operator";
+
+/** An MCP endpoint the app serves at `/mcp`, behind its tokens (isoagent/mcp's `mcpServer` or `mcpRunsServer`). */
+export interface McpEndpoint {
+  fetch(request: never, caller: { readonly scope: Scope; readonly by?: string }): Promise<unknown>;
+}
+
 export interface HttpAppOptions {
   readonly backend: RunsBackend;
-  /** Accepted bearer tokens (a Worker secret, the local token). Called per request, so a rotated secret takes effect (and ends the old token's console sessions). */
+  /**
+   * Operator tokens (a Worker secret, the local token): both scopes, and the
+   * only tokens that open a console session. A deployment with one token
+   * has it here and keeps working as before. Called per request, so a
+   * rotated secret takes effect (and ends the old token's console sessions).
+   */
   readonly tokens: () => readonly string[];
+  /**
+   * Run tokens: the run scope only. A caller holding one creates runs and
+   * reads them (state, events, pending approvals, live events), and is
+   * refused (403 OPERATOR_SCOPE_REQUIRED) on answering an approval,
+   * reconciling and cancelling: an agent holding only a run token can never
+   * answer an approval, its own least. Default: none.
+   */
+  readonly runTokens?: () => readonly string[];
+  /** Serves MCP at `/mcp` behind the same tokens, telling it the caller's scope. */
+  readonly mcp?: McpEndpoint;
   /** Largest body accepted, in bytes (413 above). Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /** Origins allowed to call the API from a browser, with a bearer token. Default: none (CORS off). */
@@ -65,14 +88,14 @@ const ownOrigin = (url: string): string => {
  * export default app // a Worker, or serve app.fetch from Node
  * ```
  */
-export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session" } }> {
+export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope } }> {
   const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const pollMs = options.pollMs ?? 300;
   const clock = options.clock ?? systemClock;
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const originOf = (c: Context): string => (options.origin ?? ownOrigin(c.req.url)).toLowerCase().replace(/\/$/, "");
-  const app = new Hono<{ Variables: { auth: "bearer" | "session" } }>();
+  const app = new Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope } }>();
 
   app.onError((e, c) => {
     if (e instanceof HttpError) return c.json(errorBody(e.code, e.message), (STATUS[e.code] ?? 400) as 400);
@@ -144,12 +167,17 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     const bearer = header?.startsWith("Bearer ") === true ? header.slice(7).trim() : undefined;
     const tokens = options.tokens();
     if (bearer !== undefined) {
-      if (await tokenOk(bearer, tokens)) {
+      // Every list is compared in full (constant time per token), so the timing says nothing of which matched.
+      const operator = await tokenOk(bearer, tokens);
+      const run = await tokenOk(bearer, options.runTokens?.() ?? []);
+      if (operator || run) {
         c.set("auth", "bearer");
+        c.set("scope", operator ? "operator" : "run");
         return next();
       }
     } else if (await sessionOk(getCookie(c, SESSION_COOKIE), tokens, clock.now())) {
       c.set("auth", "session");
+      c.set("scope", "operator");
       if (UNSAFE_METHODS.has(c.req.method)) sameOriginOnly(c);
       return next();
     }
@@ -163,6 +191,12 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     return c.body(null, 204);
   });
 
+  // MCP has its own wire rules (bodies, sizes, DELETE without a body): it is served before the API's.
+  if (options.mcp !== undefined) {
+    const mcp = options.mcp;
+    app.all("/mcp", (c) => mcp.fetch(c.req.raw as never, { scope: c.get("scope") }) as Promise<never>);
+  }
+
   app.use("*", async (c, next) => {
     if (UNSAFE_METHODS.has(c.req.method)) jsonOnly(c);
     return next();
@@ -170,6 +204,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   app.use("*", limit);
 
   app.get("/", csp, (c) => c.html(CONSOLE_HTML));
+
+  // Answers, reconciliations and cancellations need the operator scope.
+  const operatorOnly = async (c: Context, next: () => Promise<void>): Promise<void> => {
+    if (c.get("scope") !== "operator") throw new HttpError("OPERATOR_SCOPE_REQUIRED", "this token may create and read runs, not answer approvals, reconcile or cancel: that needs an operator token");
+    await next();
+  };
+  app.post("/runs/:id/approvals/:approvalId", operatorOnly);
+  app.post("/runs/:id/cancel", operatorOnly);
+  app.post("/runs/:id/reconcile", operatorOnly);
 
   // ---- the runs API -----------------------------------------------------------
   app.post("/runs", async (c) => {
@@ -224,7 +267,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
           const progress = await backend.progress?.(runId);
           if (progress !== undefined && progress.version !== shown) {
             shown = progress.version;
-            await stream.writeSSE({ event: "progress", data: JSON.stringify({ step: progress.step, text: progress.text, calls: progress.calls }) });
+            await stream.writeSSE({ event: "progress", data: JSON.stringify({ step: progress.step, text: progress.text, calls: progress.calls, ...(progress.tools !== undefined && progress.tools.length > 0 ? { tools: progress.tools } : {}) }) });
           }
           const state = await backend.state(runId);
           if (TERMINAL_STATUSES.has(state.status) && state.seq < next) {

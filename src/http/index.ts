@@ -4,6 +4,6 @@
  *
  * @module
  */
-export { createHttpApp, type HttpAppOptions } from "./app.js";
+export { createHttpApp, type HttpAppOptions, type McpEndpoint, type Scope } from "./app.js";
 export { driverBackend, type RunProblem, type RunsBackend } from "./backend.js";
 export { DEFAULT_SESSION_TTL_MS, SESSION_COOKIE } from "./auth.js";

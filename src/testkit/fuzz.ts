@@ -12,7 +12,7 @@
 import { compileSchema, type CompiledSchema, type JsonSchema } from "../schema/index.js";
 import { compileTool, ToolError, type Tool, type ToolContext } from "../tools/index.js";
 import { parseCallId, parseRunId } from "../ids.js";
-import type { JsonValue } from "../json/index.js";
+import { sha256HexSync, type JsonValue } from "../json/index.js";
 import { newAbortController } from "../web.js";
 import { allowAll, evaluatePolicy, type Policy } from "../policy/index.js";
 import { sampleMatching } from "./regex-sample.js";
@@ -405,6 +405,9 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
       signal: controller.signal,
       permit: (resources) => evaluatePolicy(options.policy ?? allowAll, { tool: compiled.name, sideEffect: compiled.sideEffect, args: verdict.args, resources, stage: "discovered" }),
       readArtifact: async () => undefined,
+      // Fuzzing keeps nothing: progress is dropped, artifacts are hashed and let go.
+      progress: () => {},
+      putArtifact: async (bytes) => ({ sha256: sha256HexSync(bytes), size: bytes.length }),
     };
     try {
       await tool.call(verdict.args as never, ctx);

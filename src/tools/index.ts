@@ -38,6 +38,7 @@ export {
   type Tool,
   type ToolContext,
   type ToolInputSchema,
+  type ToolProgress,
 } from "./tool.js";
 export { type InterruptedCall, type ReconcileHook, type Reconciliation } from "./reconcile.js";
 export { lineDiff } from "./diff.js";

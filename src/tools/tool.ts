@@ -46,6 +46,43 @@ export interface ToolContext {
    * between runs, and a run reads back only its own. Undefined otherwise.
    */
   readArtifact(sha256: string): Promise<Uint8Array | undefined>;
+  /**
+   * Reports how far the call is. It becomes the driver's progress for the
+   * run, as an agent's streaming does (`driver.progress(runId)`, the
+   * driver's `onProgress`, the HTTP API's live `progress` event): shown to
+   * people, never journaled, never shown to the model. The message is
+   * cleaned, redacted and cut to 200 characters; a report whose numbers are
+   * not finite, or whose progress is lower than the last one, is dropped.
+   *
+   * @example
+   * ```ts
+   * ctx.progress({ progress: done, total: files.length, message: `indexed ${done} files` })
+   * ```
+   */
+  progress(update: ToolProgress): void;
+  /**
+   * Keeps bytes (an image, a file a call produced) as an artifact named by
+   * their SHA-256, in the run's store. Valid UTF-8 text is redacted first,
+   * as every artifact is; other bytes are kept as they are. The answer names
+   * what was kept.
+   *
+   * @example
+   * ```ts
+   * const { sha256 } = await ctx.putArtifact(png)
+   * return `chart saved as artifact sha256:${sha256}`
+   * ```
+   */
+  putArtifact(bytes: Uint8Array): Promise<{ readonly sha256: string; readonly size: number }>;
+}
+
+/** How far a running call is (see {@link ToolContext.progress}). */
+export interface ToolProgress {
+  /** How much is done, in the tool's own units; grows with each report. */
+  readonly progress: number;
+  /** How much there is in all, when known. */
+  readonly total?: number | undefined;
+  /** A short line for people. */
+  readonly message?: string | undefined;
 }
 
 /** The policy's answer about resources a running call found. */

@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const drive = (agent: ModelAgent, extra: object = {}, progress: AgentProgress[] = []) =>
-  createDriver({ agent, tools: [readFile], clock: manualClock(), ids: sequentialIds(), store: memoryStore(), onProgress: (_r, _s, p) => progress.push(p), ...extra });
+  createDriver({ agent, tools: [readFile], clock: manualClock(), ids: sequentialIds(), store: memoryStore(), onProgress: (_r, _s, p) => void (p.type === "tool" || progress.push(p)), ...extra });
 const decided = async (d: ReturnType<typeof drive>, runId: string) => (await d.events(runId as never)).filter((e): e is Extract<JournalEvent, { type: "step.decided" }> => e.type === "step.decided");
 const call1 = { id: "call_1", name: "read_file", args: '{"path":"notes.md"}' };
 

@@ -82,7 +82,7 @@ afterEach(async () => {
 });
 
 function driverFor(agent: ModelAgent, progress: AgentProgress[] = []) {
-  return createDriver({ agent, tools: [readFile], clock: manualClock(), ids: sequentialIds(), store: memoryStore(), onProgress: (_r, _s, p) => progress.push(p) });
+  return createDriver({ agent, tools: [readFile], clock: manualClock(), ids: sequentialIds(), store: memoryStore(), onProgress: (_r, _s, p) => void (p.type === "tool" || progress.push(p)) });
 }
 
 const call1: MockCall = { id: "call_1", name: "read_file", args: '{"path":"notes.md"}' };

@@ -16,6 +16,8 @@ export function testContext(overrides: Omit<Partial<ToolContext>, "runId" | "cal
     signal: new AbortController().signal,
     permit: () => ({ permission: "allow" }),
     readArtifact: async () => undefined,
+    progress: () => {},
+    putArtifact: async () => ({ sha256: "", size: 0 }),
     ...rest,
   };
 }

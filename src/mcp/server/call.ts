@@ -1,0 +1,179 @@
+/**
+ * One call of an isoagent tool served over MCP, through the same gate a
+ * driver's call passes: the argument check (checkArgs's exact text), the
+ * tool's resources, the policy (fail-closed, stricter of the two), the
+ * timeout, and the observation (cleaned, redacted, capped) that becomes the
+ * MCP result. A call the policy or the tool says to ask about is refused:
+ * over MCP nobody can approve it, least of all the caller.
+ */
+import { isCrash } from "../../driver/types.js";
+import { checkResources, isToolError } from "../../driver/gate.js";
+import { clean } from "../../driver/hygiene.js";
+import {
+  abortDetail,
+  abortObservation,
+  interruptedObservation,
+  observeContent,
+  policyDeniedObservation,
+  resourcesFailedObservation,
+  timeoutObservation,
+  toolErrorObservation,
+  unexpectedErrorObservation,
+} from "../../driver/observations.js";
+import type { Projection } from "../../driver/projection.js";
+import type { Redactor } from "../../driver/redact.js";
+import type { JsonValue } from "../../json/index.js";
+import type { Observation } from "../../journal/index.js";
+import { evaluatePolicy, strictest, type Policy } from "../../policy/index.js";
+import type { Store } from "../../store/index.js";
+import { isAbortRun, isPermissionDenied, operationOf, type CompiledTool, type ResourceRef, type Tool, type ToolContext, type ToolProgress } from "../../tools/index.js";
+import { after, decodeUtf8Fatal, encodeUtf8, newAbortController, type AbortSignalLike } from "../../web.js";
+
+/** Where a served tool's artifacts and full outputs go. */
+export interface ArtifactSink {
+  putArtifact(bytes: Uint8Array): Promise<{ readonly sha256: string; readonly size: number }>;
+}
+
+/** What a served call needs of its server. */
+export interface ServedCallOptions {
+  readonly policy: Policy;
+  readonly redact: Redactor;
+  readonly artifacts: ArtifactSink | undefined;
+}
+
+/** What one served call is told about itself. */
+export interface ServedCall {
+  readonly callId: string;
+  readonly idempotencyKey: string;
+  readonly signal: AbortSignalLike;
+  progress(update: ToolProgress): void;
+}
+
+/** The refusal a call gets when it would need an operator's approval: model-facing, pinned by the tests. */
+export function approvalRequiredObservation(tool: string): Observation {
+  return {
+    type: "denied",
+    error: `Error: ${tool} needs an operator's approval for this call, and a call through MCP cannot get one: the caller can never approve its own call.\n[Next: Do not call ${tool} this way again; use a tool that does not need approval, or ask a person to run it.]\n[Recovery: If the task cannot be done without it, stop and say that ${tool} needs an operator's approval.]`,
+  };
+}
+
+const key = (r: ResourceRef, op: string | undefined): string => `${r.kind}\u0000${r.value}\u0000${op ?? ""}`;
+
+/** Runs one served call; answers the observation, and the content when it succeeded. */
+export async function serveCall(entry: { tool: Tool<never, unknown>; compiled: CompiledTool<never> }, rawArgs: string, call: ServedCall, options: ServedCallOptions): Promise<{ observation: Observation; value?: JsonValue }> {
+  const t = entry.compiled;
+  const p: Projection = {
+    redact: options.redact,
+    store: (options.artifacts ?? { putArtifact: () => Promise.reject(new Error("no artifacts")) }) as unknown as Store,
+    policy: options.artifacts === undefined ? { ...t.outputPolicy, keepFull: false } : t.outputPolicy,
+  };
+  const checked = t.check(rawArgs);
+  if (!checked.valid) return { observation: { type: "invalid_decision", error: checked.text } };
+  const args = checked.args;
+  let resources: readonly ResourceRef[];
+  try {
+    resources = checkResources(t.resources?.(args as never) ?? []);
+  } catch (e) {
+    if (isToolError(e)) return { observation: await toolErrorObservation(t.name, e, p) };
+    return { observation: resourcesFailedObservation(t.name) };
+  }
+  const decided = evaluatePolicy(options.policy, { tool: t.name, sideEffect: t.sideEffect, args, resources, stage: "call" });
+  const permission = strictest(t.permission, decided.permission);
+  if (permission === "deny") return { observation: policyDeniedObservation(t.name, resources, permission !== t.permission ? decided.reason : undefined) };
+  if (permission === "ask") return { observation: approvalRequiredObservation(t.name) };
+
+  const declared = new Set(resources.map((r) => key(r, operationOf(r, t.sideEffect))));
+  const controller = newAbortController();
+  let timedOut = false;
+  const onAbort = (): void => controller.abort(new Error("cancelled"));
+  call.signal.addEventListener("abort", onAbort, { once: true });
+  if (call.signal.aborted) onAbort();
+  let cancelTimer = (): void => {};
+  const ctx: ToolContext = {
+    runId: "mcp" as never,
+    step: 1,
+    callId: call.callId as never,
+    attempt: 1,
+    idempotencyKey: call.idempotencyKey,
+    fencingToken: 0,
+    signal: controller.signal,
+    permit: (asked) => {
+      let found: readonly ResourceRef[];
+      try {
+        found = checkResources(asked);
+      } catch {
+        return { permission: "deny", reason: "the resources asked about are not { kind, value } strings" };
+      }
+      const undeclared = found.filter((r) => !declared.has(key(r, operationOf(r, t.sideEffect))));
+      if (undeclared.length === 0) return { permission: "allow" };
+      return evaluatePolicy(options.policy, { tool: t.name, sideEffect: t.sideEffect, args, resources: undeclared, stage: "discovered" });
+    },
+    // A served call has no run whose journal names artifacts: it reads none back.
+    readArtifact: async () => undefined,
+    progress: (u) => call.progress(u),
+    putArtifact: async (bytes) => {
+      if (options.artifacts === undefined) throw new Error("this MCP server keeps no artifacts");
+      if (!(bytes instanceof Uint8Array)) throw new TypeError("putArtifact takes a Uint8Array");
+      let kept = bytes;
+      try {
+        const text = decodeUtf8Fatal(bytes);
+        const redacted = options.redact(text);
+        if (redacted !== text) kept = encodeUtf8(redacted);
+      } catch {
+        // Not text: kept as it is.
+      }
+      return options.artifacts.putArtifact(kept);
+    },
+  };
+  type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
+  let raw: Raw;
+  try {
+    let returned: unknown;
+    try {
+      returned = controller.signal.aborted ? undefined : entry.tool.call(args as never, ctx);
+    } catch (error) {
+      returned = Promise.reject(error);
+    }
+    if (controller.signal.aborted) raw = { kind: "aborted" };
+    else if (typeof (returned as { then?: unknown } | null)?.then !== "function") raw = { kind: "value", value: returned };
+    else {
+      cancelTimer = after(t.timeoutMs, () => {
+        timedOut = true;
+        controller.abort(new Error("timeout"));
+      });
+      raw = await new Promise<Raw>((resolve) => {
+        controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
+        if (controller.signal.aborted) resolve({ kind: "aborted" });
+        (returned as Promise<unknown>).then(
+          (value) => resolve({ kind: "value", value }),
+          (error: unknown) => resolve({ kind: "error", error }),
+        );
+      });
+    }
+  } finally {
+    cancelTimer();
+    call.signal.removeEventListener("abort", onAbort);
+  }
+  switch (raw.kind) {
+    case "aborted":
+      return { observation: timedOut ? timeoutObservation(t) : interruptedObservation(t) };
+    case "error": {
+      const e = raw.error;
+      if (isCrash(e)) return { observation: unexpectedErrorObservation(t.name) };
+      if (isAbortRun(e)) return { observation: abortObservation(t.name, abortDetail(e.detail, p)) };
+      if (isPermissionDenied(e)) return { observation: policyDeniedObservation(t.name, e.resources, e.reason) };
+      if (isToolError(e)) return { observation: await toolErrorObservation(t.name, e, p) };
+      return { observation: unexpectedErrorObservation(t.name) };
+    }
+    case "value": {
+      const content = await observeContent(t.name, raw.value, p);
+      return content.ok ? { observation: content.observation, value: content.value } : { observation: content.observation };
+    }
+  }
+}
+
+/** A progress message as people see it: cleaned, redacted, one line, at most 200 characters. */
+export function progressMessage(text: string, redact: Redactor): string {
+  const one = redact(clean(text)).replace(/\s+/g, " ").trim();
+  return one.length > 200 ? `${one.slice(0, 199)}…` : one;
+}

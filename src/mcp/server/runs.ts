@@ -1,0 +1,170 @@
+/**
+ * Run control as MCP tools: create a run, read its state and events, list
+ * the approvals it waits for (any caller of the endpoint); answer an
+ * approval and cancel a run (callers with the operator scope only: an agent
+ * holding only the run token can never answer an approval, its own least).
+ */
+import { isIsoagentError } from "../../errors.js";
+import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../../ids.js";
+import type { JsonValue } from "../../json/index.js";
+import { pendingApprovals, RUN_STATUSES, type JournalEvent, type RunState, type RunStatus } from "../../journal/index.js";
+import { compileSchema, type CompiledSchema } from "../../schema/index.js";
+import type { RunFilter, RunSummary } from "../../store/index.js";
+import type { JsonObject } from "../jsonrpc.js";
+
+/** What run control needs of wherever runs live (`RunsBackend` of isoagent/http has it: `driverBackend`, `durableObjectBackend`). */
+export interface RunsControl {
+  create(task: JsonValue): Promise<RunId>;
+  list(filter: RunFilter): Promise<RunSummary[]>;
+  state(runId: RunId): Promise<RunState>;
+  events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
+  approve(runId: RunId, approvalId: ApprovalId, answer: { requestHash: string; by: string; reason?: string; answer?: string }): Promise<void>;
+  deny(runId: RunId, approvalId: ApprovalId, answer: { requestHash: string; by: string; reason?: string }): Promise<void>;
+  cancel(runId: RunId, options: { by: string; reason?: string }): Promise<void>;
+}
+
+/** Who calls the MCP endpoint: what their token lets them do. */
+export interface McpCaller {
+  /** "run": create and read runs; "operator": that, and answer approvals and cancel runs. */
+  readonly scope: "run" | "operator";
+  /** Who answered, as journaled with an answer. Default "operator (MCP)". */
+  readonly by?: string;
+}
+
+interface RunTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly operator: boolean;
+  readonly readOnly: boolean;
+  run(args: Record<string, JsonValue>, caller: McpCaller): Promise<JsonValue>;
+}
+
+const RUN_ID = { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$", description: "The run's id" };
+const strict = (properties: JsonObject, required: string[]): JsonObject => ({ type: "object", properties, required, additionalProperties: false });
+
+/** A run's state as its controller reads it (the transcript is left out: events carry it). */
+function runView(s: RunState): JsonValue {
+  return {
+    runId: s.runId,
+    status: s.status,
+    step: s.step,
+    seq: s.seq,
+    ...(s.output === undefined ? {} : { output: s.output }),
+    ...(s.failure === undefined ? {} : { failure: s.failure }),
+    approvals: pendingApprovals(s) as unknown as JsonValue,
+  };
+}
+
+/** The run control tools over a backend. */
+export function runTools(backend: RunsControl): readonly RunTool[] {
+  return [
+    {
+      name: "isoagent_create_run",
+      description: "Create an isoagent run for a task and start it. Answers its run id.",
+      inputSchema: strict({ task: { description: "The task: any JSON (a string, or an object the agent understands)" } }, ["task"]),
+      operator: false,
+      readOnly: false,
+      run: async (a) => ({ runId: await backend.create(a["task"]!) }),
+    },
+    {
+      name: "isoagent_list_runs",
+      description: "List isoagent runs, most recently updated first.",
+      inputSchema: strict({ status: { type: "array", items: { enum: [...RUN_STATUSES] }, uniqueItems: true }, limit: { type: "integer", minimum: 1, maximum: 500 } }, []),
+      operator: false,
+      readOnly: true,
+      run: async (a) => ({ runs: (await backend.list({ ...(a["status"] === undefined ? {} : { status: a["status"] as RunStatus[] }), limit: (a["limit"] as number | undefined) ?? 50 })) as unknown as JsonValue }),
+    },
+    {
+      name: "isoagent_get_run",
+      description: "Read a run's state: its status, step, output or failure, and the approvals it waits for.",
+      inputSchema: strict({ runId: RUN_ID }, ["runId"]),
+      operator: false,
+      readOnly: true,
+      run: async (a) => runView(await backend.state(parseRunId(String(a["runId"])))),
+    },
+    {
+      name: "isoagent_get_events",
+      description: "Read a run's journal events from a sequence number (at most `limit`, default 100).",
+      inputSchema: strict({ runId: RUN_ID, from: { type: "integer", minimum: 1 }, limit: { type: "integer", minimum: 1, maximum: 500 } }, ["runId"]),
+      operator: false,
+      readOnly: true,
+      run: async (a) => {
+        const events = await backend.events(parseRunId(String(a["runId"])), (a["from"] as number | undefined) ?? 1);
+        return { events: events.slice(0, (a["limit"] as number | undefined) ?? 100) as unknown as JsonValue };
+      },
+    },
+    {
+      name: "isoagent_list_approvals",
+      description: "List the approvals a run waits for (calls to approve, interrupted side effects), each with the hash an answer must quote.",
+      inputSchema: strict({ runId: RUN_ID }, ["runId"]),
+      operator: false,
+      readOnly: true,
+      run: async (a) => ({ approvals: pendingApprovals(await backend.state(parseRunId(String(a["runId"])))) as unknown as JsonValue }),
+    },
+    {
+      name: "isoagent_answer_approval",
+      description: "Approve or deny a pending approval of a run, quoting its request hash. Needs an operator-scoped token.",
+      inputSchema: strict(
+        {
+          runId: RUN_ID,
+          approvalId: { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$" },
+          decision: { enum: ["approve", "deny"] },
+          requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
+          reason: { type: "string", maxLength: 2000 },
+          answer: { type: "string", maxLength: 20000, description: "A person's answer, for a call that wants one (ask_user)" },
+        },
+        ["runId", "approvalId", "decision", "requestHash"],
+      ),
+      operator: true,
+      readOnly: false,
+      run: async (a, caller) => {
+        const runId = parseRunId(String(a["runId"]));
+        const approvalId = parseApprovalId(String(a["approvalId"]));
+        const by = caller.by ?? "operator (MCP)";
+        const reason = a["reason"] === undefined ? {} : { reason: String(a["reason"]) };
+        if (a["decision"] === "approve") await backend.approve(runId, approvalId, { requestHash: String(a["requestHash"]), by, ...reason, ...(a["answer"] === undefined ? {} : { answer: String(a["answer"]) }) });
+        else await backend.deny(runId, approvalId, { requestHash: String(a["requestHash"]), by, ...reason });
+        return { ok: true };
+      },
+    },
+    {
+      name: "isoagent_cancel_run",
+      description: "Cancel a run. Needs an operator-scoped token.",
+      inputSchema: strict({ runId: RUN_ID, reason: { type: "string", maxLength: 2000 } }, ["runId"]),
+      operator: true,
+      readOnly: false,
+      run: async (a, caller) => {
+        await backend.cancel(parseRunId(String(a["runId"])), { by: caller.by ?? "operator (MCP)", ...(a["reason"] === undefined ? {} : { reason: String(a["reason"]) }) });
+        return { ok: true };
+      },
+    },
+  ];
+}
+
+/** The model-facing refusal of an operator tool to a caller without the operator scope (pinned by the tests). */
+export function operatorOnlyText(tool: string): string {
+  return `Error: ${tool} needs an operator-scoped token, and this caller holds only the run scope: it can create and read runs, never answer an approval.\n[Next: Ask an operator to answer it (the console, or the API with an operator token).]\n[Recovery: Do not retry with this token.]`;
+}
+
+const compiled = new WeakMap<RunTool, CompiledSchema>();
+
+/** Runs one run control tool: checks the caller's scope and the arguments; an isoagent error is the call's error text. */
+export async function serveRunTool(t: RunTool, args: unknown, caller: McpCaller): Promise<{ ok: true; value: JsonValue } | { ok: false; text: string }> {
+  if (t.operator && caller.scope !== "operator") return { ok: false, text: operatorOnlyText(t.name) };
+  let schema = compiled.get(t);
+  if (schema === undefined) compiled.set(t, (schema = compileSchema(t.inputSchema)));
+  const verdict = schema.validate((args ?? {}) as JsonValue);
+  if (!verdict.valid) {
+    const issues = verdict.issues.slice(0, 5).map((i) => `${i.instanceLocation || "/"}: ${i.message}`).join("; ");
+    return { ok: false, text: `Error: invalid arguments for ${t.name}: ${issues}\n[Next: Call ${t.name} again with arguments that match its input schema.]\n[Recovery: If you cannot, stop and say why.]` };
+  }
+  try {
+    return { ok: true, value: await t.run((args ?? {}) as Record<string, JsonValue>, caller) };
+  } catch (e) {
+    if (isIsoagentError(e)) return { ok: false, text: `Error: ${e.code}: ${e.message}\n[Next: Read the run's state and approvals again before another answer.]\n[Recovery: If it keeps failing, stop and report it.]` };
+    return { ok: false, text: `Error: ${t.name} failed unexpectedly.\n[Next: Try again once.]\n[Recovery: If it fails again, stop and report it.]` };
+  }
+}
+
+export type { RunTool };
