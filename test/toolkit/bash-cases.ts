@@ -158,14 +158,14 @@ export function bashCases(b: Backend, test: Test): void {
   });
 
   test(`${b.name}: output caps: lines and bytes both apply (the stricter wins), for each stream; head when asked`, async () => {
-    const { run } = await setup({}, { requireApproval: false, maxLines: 3, maxBytes: 10, artifacts: undefined });
+    const { run } = await setup({}, { requireApproval: false, maxLines: 3, maxBytes: 10, artifacts: false });
     // 5 lines of 2 bytes: the 3-line cap wins (6 bytes).
     expect((await run("seq 5")).text).toBe("exit code: 0\n--- stdout ---\n[stdout cut: showing the last 3 of 5 lines (6 of 10 bytes); the rest was not kept]\n3\n4\n5\n--- stderr ---\n(empty)\n[No files changed.]");
     // Each stream on its own: 8 bytes of stdout fit; 1 line of 12 bytes of stderr: the 10-byte cap wins, mid-line.
     expect((await run("echo aaaaaaa; echo bbbbbbbbbbb >&2")).text).toBe(
       "exit code: 0\n--- stdout ---\naaaaaaa\n--- stderr ---\n[stderr cut: showing the last 1 of 1 line (10 of 12 bytes); the rest was not kept]\nbbbbbbbbb\n[No files changed.]",
     );
-    const head = await setup({}, { requireApproval: false, maxLines: 2, strategy: "head", artifacts: undefined });
+    const head = await setup({}, { requireApproval: false, maxLines: 2, strategy: "head", artifacts: false });
     expect((await head.run("seq 4")).text).toBe("exit code: 0\n--- stdout ---\n1\n2\n[stdout cut: showing the first 2 of 4 lines (4 of 8 bytes); the rest was not kept]\n--- stderr ---\n(empty)\n[No files changed.]");
   });
 
