@@ -19,6 +19,6 @@ describe("bash's artifacts by default", () => {
     const text = finished?.type === "call.finished" && finished.observation.type === "result" ? String(finished.observation.content) : "";
     const sha = /the full stdout is artifact sha256:([0-9a-f]{64})/.exec(text)?.[1];
     expect(sha).toBeDefined();
-    expect(new TextDecoder().decode(await store.getArtifact(sha!))).toBe("[REDACTED]\n1\n2\n3\n4\n5\n");
+    expect(new TextDecoder().decode((await store.getArtifact(sha!)) ?? undefined)).toBe("[REDACTED]\n1\n2\n3\n4\n5\n");
   });
 });
