@@ -4,7 +4,7 @@
  * observation the agent is shown (cleaned, redacted, capped).
  */
 import type { JsonValue } from "../json/index.js";
-import type { CallState, Observation } from "../journal/index.js";
+import { journalNames, type CallState, type Observation } from "../journal/index.js";
 import type { Lease } from "../store/index.js";
 import { isAbortRun, isPermissionDenied } from "../tools/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
@@ -77,7 +77,12 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
             permit: x.gate.permitFor(step, call, entry, args),
             progress: progressFor(x.ctx, x.runId as never, step, call.callId, tool.name),
             putArtifact: artifactsFor(x.ctx),
-            readArtifact: async (sha256) => (typeof sha256 === "string" && x.artifacts().includes(sha256) ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined),
+            readArtifact: async (sha256) => {
+              if (typeof sha256 !== "string") return undefined;
+              // The state keeps the artifacts named last; an older one is looked up in the journal (rare, and only then).
+              const named = x.artifacts().includes(sha256) || journalNames(await x.ctx.store.read(x.runId as never), sha256);
+              return named ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined;
+            },
             ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
           });
     } catch (error) {

@@ -9,6 +9,8 @@ export { JournalError } from "./errors.js";
 export { eventHash, seal, sealAll, verifyChain } from "./hash.js";
 export {
   apply,
+  ARTIFACTS_KEPT,
+  journalNames,
   initialState,
   pendingApprovals,
   reduce,

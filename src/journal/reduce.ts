@@ -103,7 +103,12 @@ export interface RunState {
    * a compaction, the compaction's estimate of the transcript it left).
    */
   lastUsage?: { input: number; items: number };
-  /** The artifacts this run's journal names (truncated outputs, elided ones): the only ones `read_artifact` serves. */
+  /**
+   * The artifacts this run's journal named most recently (truncated outputs,
+   * elided ones), at most {@link ARTIFACTS_KEPT}: what `read_artifact`
+   * serves without reading the journal. An older one is found by
+   * {@link journalNames}, so a snapshot does not grow with the run.
+   */
   artifacts: string[];
   output?: JsonValue;
   failure?: { reason: string; detail: string };
@@ -171,10 +176,28 @@ export function initialState(e: Extract<JournalEvent, { type: "run.created" }>):
   };
 }
 
+/** How many of the artifacts a run named last its state keeps at hand. */
+export const ARTIFACTS_KEPT = 256;
+
+function note(state: RunState, sha: string | undefined): void {
+  if (sha === undefined || sha === "" || state.artifacts.includes(sha)) return;
+  state.artifacts.push(sha);
+  if (state.artifacts.length > ARTIFACTS_KEPT) state.artifacts.shift();
+}
+
+const observedArtifact = (o: Observation | undefined): string | undefined => (o !== undefined && "truncated" in o ? o.truncated?.artifact : undefined);
+
 /** Notes the artifact an observation names, once. */
 function named(state: RunState, o: Observation | undefined): void {
-  const sha = o !== undefined && "truncated" in o ? o.truncated?.artifact : undefined;
-  if (sha !== undefined && sha !== "" && !state.artifacts.includes(sha)) state.artifacts.push(sha);
+  note(state, observedArtifact(o));
+}
+
+/** Whether a run's journal names an artifact (an output it truncated, a compaction that elided one). */
+export function journalNames(events: readonly JournalEvent[], sha256: string): boolean {
+  for (const e of events) {
+    if (e.type === "context.compacted" ? e.artifacts.includes(sha256) : "observation" in e && observedArtifact(e.observation as Observation) === sha256) return true;
+  }
+  return false;
 }
 
 /** Applies one event to a state, in place. Throws {@link JournalError} on an event the state cannot take. */
@@ -279,7 +302,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
         throw new JournalError("JOURNAL_INVALID", `event ${e.seq} compacts items ${e.from} to ${e.to} of a transcript of ${state.transcript.length}`);
       }
       state.transcript.splice(e.from, e.to - e.from, ...e.items);
-      for (const sha of e.artifacts) if (!state.artifacts.includes(sha)) state.artifacts.push(sha);
+      for (const sha of e.artifacts) note(state, sha);
       // The compaction's own (calibrated) figure is the budget's new starting point.
       state.lastUsage = { input: e.tokens.after, items: state.transcript.length };
       break;

@@ -31,6 +31,7 @@ import {
   type Tool,
 } from "../../src/index.js";
 import { readArtifactTool } from "../../src/toolkit/index.js";
+import { ARTIFACTS_KEPT } from "../../src/journal/index.js";
 import { fakeResponses } from "../helpers/fake-provider.js";
 
 const big = (n: number) => `${"x".repeat(n - 6)}-${String(n).padStart(5, "0")}`;
@@ -88,6 +89,34 @@ describe("context management: the trimmer", () => {
     const elided = views.at(-1)!.transcript.find((t) => t.type === "observation" && t.observation.elided !== undefined)!;
     expect(elided.type === "observation" && elided.observation.type === "result" && elided.observation.content).toMatch(/^\[Elided to stay within the context budget: this output \(2,000 bytes\) is kept as artifact sha256:[0-9a-f]{64}; call read_artifact with that sha256 to read it again\.\]$/);
     expect(readBack).toBe(`${"x".repeat(100)}\n[Bytes 0-100 of 2000 shown. To read on, call read_artifact with offset 100.]`);
+  });
+
+  it("a long run's state keeps the artifacts named last (its snapshots do not grow with the run); read_artifact still serves the first, found in the journal", async () => {
+    const store = memoryStore();
+    let first: string | undefined;
+    let readBack = "";
+    const agent: Agent = {
+      decide: async (view) => {
+        if (first === undefined) {
+          const notice = view.transcript.find((t) => t.type === "observation" && t.observation.elided !== undefined);
+          if (notice !== undefined) first = sha.exec(JSON.stringify(notice))![0];
+        }
+        if (view.step <= ARTIFACTS_KEPT + 40) return calls(call("probe", { n: 2000 + view.step }));
+        if (view.step === ARTIFACTS_KEPT + 41) return calls(call("read_artifact", { sha256: first!, limit: 40 }));
+        const last = view.transcript.at(-1)!;
+        if (last.type === "observation" && last.observation.type === "result") readBack = String(last.observation.content);
+        return final("done");
+      },
+    };
+    const driver = createDriver({ store, agent, tools: [probe, readArtifactTool() as Tool<never, unknown>], context: { budgetTokens: 2500, strategy: trimContext({ keepRecent: 2 }) }, ids: sequentialIds(), limits: { maxSteps: 0 } });
+    const outcome = await driver.start("t");
+    expect(outcome.status).toBe("completed");
+    const named = new Set((await store.read(outcome.runId)).flatMap((e) => (e.type === "context.compacted" ? e.artifacts : [])));
+    expect(named.size).toBeGreaterThan(ARTIFACTS_KEPT);
+    const state = await driver.state(outcome.runId);
+    expect(state.artifacts.length).toBe(ARTIFACTS_KEPT);
+    expect(state.artifacts).not.toContain(first);
+    expect(readBack).toBe(`${"x".repeat(40)}\n[Bytes 0-40 of 2001 shown. To read on, call read_artifact with offset 40.]`);
   });
 
   it("read_artifact serves only artifacts this run's journal names", async () => {
