@@ -9,10 +9,12 @@
  * dependencies (bench/package.json), installed on first use.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
-if (!existsSync("bench/node_modules/ai")) {
-  console.log("installing the peers the benchmarks compare with (bench/package.json), once…");
+// Every peer, not one: a checkout that installed the peers before one was added installs again.
+const peers = Object.keys((JSON.parse(readFileSync("bench/package.json", "utf8")) as { devDependencies: Record<string, string> }).devDependencies);
+if (peers.some((p) => !existsSync(`bench/node_modules/${p}/package.json`))) {
+  console.log("installing the peers the benchmarks compare with (bench/package.json)…");
   execFileSync("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], { stdio: "inherit" });
 }
 
