@@ -20,6 +20,7 @@ if (peers.some((p) => !existsSync(`bench/node_modules/${p}/package.json`))) {
 
 const { benchCheckArgs, checkArgsResults, printCheckArgs } = await import("./check-args.js");
 const { benchSteps, printSteps, stepsResults } = await import("./steps.js");
+const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await import("./steps-adapter.js");
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
 const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
@@ -43,6 +44,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchSteps({ quick });
     printSteps(f);
     return stepsResults(f);
+  },
+  "steps-adapter": async () => {
+    const f = await benchStepsAdapter({ quick });
+    printStepsAdapter(f);
+    return stepsAdapterResults(f);
   },
   idb: async () => {
     const f = await benchIdb({ quick });
