@@ -24,6 +24,7 @@ const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await impo
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
 const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
+const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { exitCode, load, writeResults } = await import("./results.js");
@@ -64,6 +65,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchResume({ quick });
     printResume(f);
     return resumeResults(f);
+  },
+  "long-run": async () => {
+    const f = await benchLongRun({ quick });
+    printLongRun(f);
+    return longRunResults(f);
   },
   bundle: async () => {
     const f = await benchBundles();
