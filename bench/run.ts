@@ -24,6 +24,7 @@ const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await impo
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
 const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
+const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
 const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
@@ -65,6 +66,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchResume({ quick });
     printResume(f);
     return resumeResults(f);
+  },
+  "resume-ask": async () => {
+    const f = await benchResumeAsk({ quick });
+    printResumeAsk(f);
+    return resumeAskResults(f);
   },
   "long-run": async () => {
     const f = await benchLongRun({ quick });
