@@ -26,6 +26,7 @@ const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
 const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
+const { benchOtel, otelResults, printOtel } = await import("./otel.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { exitCode, load, writeResults } = await import("./results.js");
@@ -76,6 +77,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchLongRun({ quick });
     printLongRun(f);
     return longRunResults(f);
+  },
+  otel: async () => {
+    const f = await benchOtel({ quick });
+    printOtel(f);
+    return otelResults(f);
   },
   bundle: async () => {
     const f = await benchBundles();
