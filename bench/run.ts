@@ -9,18 +9,24 @@
  * dependencies (bench/package.json), installed on first use.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
-if (!existsSync("bench/node_modules/ai")) {
-  console.log("installing the peers the benchmarks compare with (bench/package.json), once…");
+// Every peer, not one: a checkout that installed the peers before one was added installs again.
+const peers = Object.keys((JSON.parse(readFileSync("bench/package.json", "utf8")) as { devDependencies: Record<string, string> }).devDependencies);
+if (peers.some((p) => !existsSync(`bench/node_modules/${p}/package.json`))) {
+  console.log("installing the peers the benchmarks compare with (bench/package.json)…");
   execFileSync("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], { stdio: "inherit" });
 }
 
 const { benchCheckArgs, checkArgsResults, printCheckArgs } = await import("./check-args.js");
 const { benchSteps, printSteps, stepsResults } = await import("./steps.js");
+const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await import("./steps-adapter.js");
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
 const { benchDo, doResults, printDo } = await import("./do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
+const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
+const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
+const { benchOtel, otelResults, printOtel } = await import("./otel.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { benchBash, bashResults, printBash } = await import("./bash.js");
@@ -44,6 +50,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     printSteps(f);
     return stepsResults(f);
   },
+  "steps-adapter": async () => {
+    const f = await benchStepsAdapter({ quick });
+    printStepsAdapter(f);
+    return stepsAdapterResults(f);
+  },
   idb: async () => {
     const f = await benchIdb({ quick });
     printIdb(f);
@@ -58,6 +69,21 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchResume({ quick });
     printResume(f);
     return resumeResults(f);
+  },
+  "resume-ask": async () => {
+    const f = await benchResumeAsk({ quick });
+    printResumeAsk(f);
+    return resumeAskResults(f);
+  },
+  "long-run": async () => {
+    const f = await benchLongRun({ quick });
+    printLongRun(f);
+    return longRunResults(f);
+  },
+  otel: async () => {
+    const f = await benchOtel({ quick });
+    printOtel(f);
+    return otelResults(f);
   },
   bundle: async () => {
     const f = await benchBundles();
