@@ -68,6 +68,8 @@ export const SUMMARY_INSTRUCTIONS =
 
 /** The share of the budget a compaction aims for, so it runs now and then, not at every step. */
 const TARGET = 0.6;
+/** Eliding that leaves the transcript above this share of the budget folds steps too. */
+const FOLD_ABOVE = 0.8;
 
 // ---- estimates -------------------------------------------------------------------
 
@@ -250,10 +252,11 @@ async function trim(ctx: DriverContext, before: readonly TranscriptItem[], keepR
     t[k] = next;
     if (!artifacts.includes(artifact)) artifacts.push(artifact);
   }
-  // Phase 2, only when eliding was not enough to get under the budget itself
-  // (folding loses what the notices named): fold the oldest steps into one
-  // notice, keeping the most recent ones.
-  if (tokens > budget || (tokens > target && target < budget / 2)) {
+  // Phase 2, only when eliding left less than a fifth of the budget free
+  // (folding hides what the notices named, which read_artifact still finds
+  // in the journal; compacting again every few steps would cost more): fold
+  // the oldest steps into one notice, keeping the most recent ones.
+  if (tokens > budget * FOLD_ABOVE || (tokens > target && target < budget / 2)) {
     const first = t[1]?.type === "summary" ? 2 : 1;
     const steps = stepsFrom(t, first);
     const foldable = steps.slice(0, Math.max(0, steps.length - Math.max(1, keepRecent)));
