@@ -128,7 +128,8 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
   const runId = first.runId;
   const spans: Span[] = [];
   const rootEvents: SpanEvent[] = [];
-  const calls = new Map<string, OpenCall>();
+  // The calls of the current step (a call's events all come before the next decision).
+  const calls = new Map<CallId, OpenCall>();
   let decisions = new Map<CallId, { name: string; args: string }>();
   let step = 0;
   let lastMs = first.at;
@@ -136,18 +137,17 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
     spans.push({ traceId, spanId, parentSpanId: rootId, name, kind, startMs, endMs: Math.max(startMs, endMs), attributes, events: spanEvents, status, endSeq });
   };
   const callOf = (callId: CallId, e: JournalEvent): OpenCall | undefined => {
-    const key = `${step}/${callId}`;
-    let c = calls.get(key);
+    let c = calls.get(callId);
     const decided = decisions.get(callId);
     if (c === undefined && decided !== undefined) {
       // The first event naming the call after its decision: its hash names the span.
       c = { callId, name: decided.name, args: decided.args, spanId: e.hash.slice(0, 16), startMs: e.at, started: false, events: [] };
-      calls.set(key, c);
+      calls.set(callId, c);
     }
     return c;
   };
   const finish = (c: OpenCall, o: Observation, e: JournalEvent): void => {
-    calls.delete(`${step}/${c.callId}`);
+    calls.delete(c.callId);
     const error = OBSERVED_ERROR[o.type];
     const failure = o.type === "tool_error" && o.failure !== "error" ? o.failure : error;
     const attributes: Record<string, SpanValue> = { [A.operation]: "execute_tool", [A.toolName]: c.name, [A.toolCallId]: c.callId, [A.toolType]: "function", "isoagent.call.started": c.started };
@@ -168,6 +168,7 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         break;
       case "step.decided": {
         step = e.step;
+        calls.clear();
         decisions = new Map(e.decision.kind === "calls" ? e.decision.calls.map((c) => [c.callId, { name: c.name, args: c.args }]) : []);
         const a = e.answer;
         const attributes: Record<string, SpanValue> = { [A.operation]: "chat", "isoagent.step": e.step };
