@@ -1,22 +1,14 @@
-import { validate, type Schema } from "@cfworker/json-schema";
 import { isIsoagentError } from "../errors.js";
 import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
-import {
-  DEFAULT_DRAFT,
-  DRAFT_KEYWORDS,
-  draftOfMetaschemaUri,
-  EVALUATED_KEYWORDS,
-  EVALUATOR_DRAFT,
-  type SchemaDraft,
-} from "./drafts.js";
+import { DEFAULT_DRAFT, DRAFT_KEYWORDS, draftOfMetaschemaUri, EVALUATED_KEYWORDS, isCarriedMetaschema, META_2020_PREFIX, META_2020_TOP, type SchemaDraft } from "./drafts.js";
 import { prepareFormats } from "./asserted-formats.js";
-import { resolveDynamicRefs } from "./dynamic-ref.js";
 import { at, SchemaError } from "./errors.js";
-import { toIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
-import { META_2020_PREFIX, META_2020_TOP, metaschemaLookup, metaschemaOf, type Lookup } from "./metaschema-lookup.js";
+import type { ValidationIssue, ValidationResult } from "./issues.js";
 import { findInPlaceCycle } from "./cycles.js";
-import { compileFast, fastSupports } from "./fast.js";
-import { indexDocument, resolveTarget, stamp, type FoundRef, type ResolveUri } from "./resolve.js";
+import { compileFast, fastUnsupported } from "./fast.js";
+import { indexDocument, resolveTarget, resolveUri, stamp, type FoundRef, type Lookup } from "./resolve.js";
+import { metaschemaIssues } from "./structural.js";
+import { fullSupport, needsFullSupport, type FullSupportNeed } from "./support.js";
 import { forEachSchemaObject, isObject } from "./walk.js";
 
 /** A JSON Schema: an object or a boolean. */
@@ -77,16 +69,9 @@ export interface CompiledSchema {
  * references resolve) and under `.invalid` (RFC 2606), so it can never name a
  * real document.
  */
-const BASE_URI = "https://schema.isoagent.invalid/root.json";
+export const BASE_URI = "https://schema.isoagent.invalid/root.json";
 
-interface UrlLike {
-  readonly href: string;
-}
-// URL is Web-standard on every platform the core targets; typed locally so the
-// core needs no DOM types, and looked up when called, never at import.
-function makeUrl(href: string, base?: string): UrlLike {
-  return new (globalThis as unknown as { URL: new (h: string, b?: string) => UrlLike }).URL(href, base);
-}
+const NO_METASCHEMAS: Lookup = Object.create(null) as Lookup;
 
 /**
  * Compiles a tool's input schema, refusing it unless it is self-contained and
@@ -121,19 +106,31 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   const draft = draftOf(value, options.defaultDraft ?? DEFAULT_DRAFT);
   checkKeywords(value, draft, options.toolSchema === true);
   checkAgainstMetaschema(value, draft);
+  const full = fullSupport();
 
   // References are stamped and $dynamicRefs rewritten on a working copy; the
-  // copy kept for callers is frozen and never touched.
+  // copy kept for callers is frozen and never touched. Without full support,
+  // what needs it is noted (the first thing) and refused after every other
+  // rule, so that a schema referring outside itself says so first.
   const work = cloneJson(value);
-  prepareFormats(work, draft, options.assertFormats);
-  const resolveUri: ResolveUri = (ref, base) => makeUrl(ref, base).href;
-  const index = indexDocument(work, draft, metaschemaLookup(), BASE_URI, resolveUri);
-  const refs = [...index.refs.filter((r) => r.keyword !== "$dynamicRef")];
-  if (draft === "2020-12") refs.push(...resolveDynamicRefs(work, index, resolveUri));
+  let need = prepareFormats(work, draft, options.assertFormats, full !== undefined);
+  const index = indexDocument(work, draft, full?.metaschemas() ?? NO_METASCHEMAS, BASE_URI, resolveUri);
+  const refs = index.refs.filter((r) => r.keyword !== "$dynamicRef");
+  if (draft === "2020-12") {
+    if (full !== undefined) refs.push(...full.resolveDynamicRefs(work, index, resolveUri));
+    else {
+      const dynamic = index.refs.find((r) => r.keyword === "$dynamicRef");
+      if (dynamic !== undefined) need ??= { why: `$dynamicRef ${JSON.stringify(dynamic.ref)} needs the $dynamicRef analysis, which is part of it`, pointer: `${dynamic.pointer}/$dynamicRef` };
+    }
+  }
   for (const r of refs) {
     checkMetaschemaEntry(r);
     const target = resolveTarget(index, r.abs, r);
     if (target === undefined) {
+      if (full === undefined && isCarriedMetaschema(r.abs.split("#")[0]!)) {
+        need ??= { why: `${r.keyword} ${JSON.stringify(r.ref)} names a carried metaschema, and the metaschemas are part of it`, pointer: `${r.pointer}/${r.keyword}` };
+        continue;
+      }
       throw new SchemaError("SCHEMA_EXTERNAL_REF", `schema refers outside itself: ${r.keyword} ${JSON.stringify(r.ref)} at ${at(r.pointer)}`, {
         pointer: `${r.pointer}/${r.keyword}`,
         ref: r.ref,
@@ -141,6 +138,7 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
     }
     if (r.keyword !== "$dynamicRef") stamp(r.node, r.keyword, r.abs);
   }
+  if (need !== undefined) throw needsFullSupport(need);
   const lookup = index.lookup;
   const cycle = findInPlaceCycle(work, lookup);
   if (cycle !== undefined) {
@@ -151,21 +149,19 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
     );
   }
 
-  const evaluatorDraft = EVALUATOR_DRAFT[draft];
-  const root = work as Schema | boolean;
-  const fast = options.evaluator !== "reference" && fastSupports(work, lookup, draft) ? compileFast(work, lookup, draft) : undefined;
+  const beyondFast: FullSupportNeed | undefined =
+    options.evaluator === "reference" ? { why: 'evaluator "reference" is @cfworker/json-schema, which is part of it', pointer: "" } : fastUnsupported(work, lookup, draft, index.pointerOf);
+  let check: (instance: JsonValue) => ValidationIssue[] | undefined;
+  if (beyondFast === undefined) check = compileFast(work, lookup, draft);
+  else if (full !== undefined) check = full.referenceValidator(work, draft, lookup);
+  else throw needsFullSupport(beyondFast);
   return Object.freeze({
     schema: deepFreeze(value) as JsonSchema,
     draft,
-    evaluator: fast === undefined ? "reference" : "fast",
+    evaluator: beyondFast === undefined ? "fast" : "reference",
     validate(instance: JsonValue): ValidationResult {
-      if (fast !== undefined) {
-        const issues = fast(instance);
-        return issues === undefined ? VALID : { valid: false, issues };
-      }
-      const r = validate(instance, root, evaluatorDraft, lookup, false);
-      if (r.valid) return VALID;
-      return { valid: false, issues: toIssues(r.errors, root, lookup, instance) };
+      const issues = check(instance);
+      return issues === undefined ? VALID : { valid: false, issues };
     },
   });
 }
@@ -282,13 +278,11 @@ function draftName(draft: SchemaDraft): string {
   return draft.startsWith("draft-") ? draft : `draft ${draft}`;
 }
 
-/** Refuses a schema its draft's metaschema refuses, naming the first problem. */
+/** Refuses a schema its draft's metaschema refuses, naming the first problem (by the structural metaschema: structural.ts). */
 function checkAgainstMetaschema(value: JsonValue, draft: SchemaDraft): void {
-  const meta = metaschemaOf(draft);
-  const lookup = metaschemaLookup();
-  const r = validate(value, meta, EVALUATOR_DRAFT[draft], lookup, false);
-  if (r.valid) return;
-  const first = toIssues(r.errors, meta, lookup, value)[0];
+  const issues = metaschemaIssues(value, draft);
+  if (issues === undefined) return;
+  const first = issues[0];
   const where = first === undefined ? "" : first.instanceLocation;
   const what = first === undefined ? "it does not match its metaschema" : first.message;
   throw new SchemaError("SCHEMA_INVALID", `schema does not compile: the ${draftName(draft)} metaschema refuses ${where === "" ? "the root" : where}: ${what}`, { pointer: where });

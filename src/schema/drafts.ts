@@ -32,6 +32,27 @@ export function metaschemaUriOf(draft: SchemaDraft): string {
   throw new Error(`unknown draft ${draft}`);
 }
 
+/** The 2020-12 dialect metaschema, the one entry point its `$dynamicRef`s are resolved for. */
+export const META_2020_TOP = "https://json-schema.org/draft/2020-12/schema";
+/** The 2020-12 vocabulary metaschemas, which may only be reached through {@link META_2020_TOP}. */
+export const META_2020_PREFIX = "https://json-schema.org/draft/2020-12/";
+
+const VOCABULARIES: Record<string, readonly string[]> = {
+  "https://json-schema.org/draft/2019-09/meta/": ["applicator", "content", "core", "format", "meta-data", "validation"],
+  "https://json-schema.org/draft/2020-12/meta/": ["applicator", "content", "core", "format-annotation", "meta-data", "unevaluated", "validation"],
+};
+
+/**
+ * Whether a document URI (no fragment) names a metaschema the compiler
+ * carries (in full schema support): a draft's, or one of the vocabulary
+ * metaschemas of 2019-09 and 2020-12.
+ */
+export function isCarriedMetaschema(doc: string): boolean {
+  if (draftOfMetaschemaUri(doc) !== undefined) return true;
+  const slash = doc.lastIndexOf("/") + 1;
+  return VOCABULARIES[doc.slice(0, slash)]?.includes(doc.slice(slash)) === true;
+}
+
 /**
  * Keywords the evaluator (@cfworker/json-schema) applies whatever the draft.
  * A schema that uses one its draft does not define would be evaluated
@@ -74,15 +95,6 @@ export const DRAFT_KEYWORDS: Record<SchemaDraft, ReadonlySet<string>> = {
   "2019-09": new Set(DRAFT2019),
   "2020-12": new Set(DRAFT2020),
 };
-
-/** The evaluator's name for each draft. Draft-06 is evaluated as draft-07 without if/then/else (refused above). */
-export const EVALUATOR_DRAFT = {
-  "draft-04": "4",
-  "draft-06": "7",
-  "draft-07": "7",
-  "2019-09": "2019-09",
-  "2020-12": "2020-12",
-} as const;
 
 /** Keywords holding one subschema. */
 export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([

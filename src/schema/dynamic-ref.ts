@@ -15,7 +15,7 @@
 import type { Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
 import { at, SchemaError } from "./errors.js";
-import { META_2020_PREFIX, META_2020_TOP } from "./metaschema-lookup.js";
+import { META_2020_PREFIX, META_2020_TOP } from "./drafts.js";
 import { resolveTarget, type DocumentIndex, type FoundRef, type ResolveUri } from "./resolve.js";
 import { forEachSchemaObject, isObject, type SchemaObject } from "./walk.js";
 

@@ -18,11 +18,12 @@
  * what passes builds nothing, and an invalid instance is walked once.
  */
 import type { Schema } from "@cfworker/json-schema";
-import { assertedFormatChecker, formatName } from "./asserted-formats.js";
 import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
+import { formatName } from "./format-names.js";
 import { messages, type ValidationIssue } from "./issues.js";
-import type { Lookup } from "./metaschema-lookup.js";
+import type { Lookup } from "./resolve.js";
+import { fullSupport, type FullSupportNeed } from "./support.js";
 import { isObject, pointerToken, type SchemaObject } from "./walk.js";
 
 /**
@@ -160,19 +161,27 @@ function all(checks: Check[]): Check | undefined {
   };
 }
 
-/** Whether the fast evaluator can take this schema: every schema object reachable uses known keywords only. */
-export function fastSupports(root: JsonValue, lookup: Lookup, draft: SchemaDraft): boolean {
+/**
+ * Why the fast evaluator cannot take this schema (the first keyword it does
+ * not implement, in a schema object reachable from the root), or undefined
+ * when it can. `pointerOf` places a schema object of the document.
+ */
+export function fastUnsupported(root: JsonValue, lookup: Lookup, draft: SchemaDraft, pointerOf: ReadonlyMap<object, string>): FullSupportNeed | undefined {
   const seen = new Set<unknown>();
   const stack: unknown[] = [root];
+  const need = (s: SchemaObject, keyword: string, what = ""): FullSupportNeed => ({
+    why: `${keyword}${what} needs the reference evaluator (@cfworker/json-schema), which is part of it`,
+    pointer: `${pointerOf.get(s) ?? ""}/${keyword}`,
+  });
   while (stack.length > 0) {
     const node = stack.pop();
     if (!isObject(node as JsonValue) || seen.has(node)) continue;
     seen.add(node);
     const s = node as SchemaObject;
-    if (s["$recursiveAnchor"] === true) return false;
+    if (s["$recursiveAnchor"] === true) return need(s, "$recursiveAnchor");
     for (const k of Object.keys(s)) {
-      if (UNSUPPORTED.has(k)) return false;
-      if (k === "items" && Array.isArray(s[k])) return false;
+      if (UNSUPPORTED.has(k)) return need(s, k);
+      if (k === "items" && Array.isArray(s[k])) return need(s, k, " as an array");
       if (!KNOWN.has(k)) continue;
       const value = s[k];
       if (k === "$ref") {
@@ -185,14 +194,15 @@ export function fastSupports(root: JsonValue, lookup: Lookup, draft: SchemaDraft
         else stack.push(value);
       }
     }
-    if (draft === "draft-04" && (typeof s["exclusiveMinimum"] === "number" || typeof s["exclusiveMaximum"] === "number")) return false;
+    if (draft === "draft-04" && typeof s["exclusiveMinimum"] === "number") return need(s, "exclusiveMinimum", " as a number");
+    if (draft === "draft-04" && typeof s["exclusiveMaximum"] === "number") return need(s, "exclusiveMaximum", " as a number");
   }
-  return true;
+  return undefined;
 }
 
 /**
  * Compiles a schema (the working copy, with every `$ref` stamped) into a
- * check. Call only when {@link fastSupports} said yes.
+ * check. Call only when {@link fastUnsupported} found nothing.
  */
 export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft): (v: JsonValue) => ValidationIssue[] | undefined {
   const memo = new Map<unknown, Check>();
@@ -534,8 +544,10 @@ export function compileFast(root: JsonValue, lookup: Lookup, draft: SchemaDraft)
     }
     // The compiler renamed the formats that assert and removed the others.
     if (typeof s["format"] === "string") {
-      const test = assertedFormatChecker(s["format"]);
+      const test = fullSupport()?.formatChecker(s["format"]);
       const name = formatName(s["format"]);
+      // Fail closed: the compiler renames a format only with its checker loaded.
+      if (test === undefined && name !== s["format"]) throw new Error(`isoagent: format ${name} asserts without its checker`);
       if (test !== undefined) strings.push((v, out) => test(v as string) || fail(out, "format", messages.format(name)));
     }
 

@@ -8,6 +8,7 @@ export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type Jso
 export { DEFAULT_DRAFT, SCHEMA_DRAFTS, type SchemaDraft } from "./drafts.js";
 export { SCHEMA_RULES, SchemaError, type SchemaErrorCode } from "./errors.js";
 export { type ValidationIssue, type ValidationResult } from "./issues.js";
+export { loadFullSchemaSupport } from "./load-full.js";
 export {
   array,
   boolean,
