@@ -163,7 +163,23 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
       const issues = check(instance);
       return issues === undefined ? VALID : { valid: false, issues };
     },
+    [ISSUES]: check,
   });
+}
+
+const ISSUES = Symbol("isoagent.issues");
+
+/**
+ * @internal The issues of an instance (undefined when valid), without the
+ * result object `validate` wraps them in: the argument check's hot path.
+ */
+export function issuesFunction(schema: CompiledSchema): (instance: JsonValue) => readonly ValidationIssue[] | undefined {
+  const own = (schema as CompiledSchema & { [ISSUES]?: (instance: JsonValue) => ValidationIssue[] | undefined })[ISSUES];
+  if (own !== undefined) return own;
+  return (instance) => {
+    const r = schema.validate(instance);
+    return r.valid ? undefined : r.issues;
+  };
 }
 
 const VALID: ValidationResult = Object.freeze({ valid: true, issues: Object.freeze([]) as readonly ValidationIssue[] });
