@@ -117,7 +117,7 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   const index = indexDocument(work, draft, full?.metaschemas() ?? NO_METASCHEMAS, BASE_URI, resolveUri);
   const refs = index.refs.filter((r) => r.keyword !== "$dynamicRef");
   if (draft === "2020-12") {
-    if (full !== undefined) refs.push(...full.resolveDynamicRefs(work, index, resolveUri));
+    if (full !== undefined) refs.push(...full.resolveDynamicRefs(work, index, resolveUri, resolveTarget));
     else {
       const dynamic = index.refs.find((r) => r.keyword === "$dynamicRef");
       if (dynamic !== undefined) need ??= { why: `$dynamicRef ${JSON.stringify(dynamic.ref)} needs the $dynamicRef analysis, which is part of it`, pointer: `${dynamic.pointer}/$dynamicRef` };

@@ -1,6 +1,7 @@
 import { dereference, type Schema } from "@cfworker/json-schema";
-import { cloneJson, type JsonValue } from "../json/index.js";
-import { META_2020_TOP, metaschemaUriOf, type SchemaDraft } from "./drafts.js";
+import type { JsonValue } from "../json/index.js";
+import type { SchemaDraft } from "./drafts.js";
+import { META_2020_TOP, metaschemaUriOf } from "./metaschema-uris.js";
 import { METASCHEMAS } from "./metaschemas.js";
 import type { Lookup } from "./resolve.js";
 import { forEachSchemaObject, isObject } from "./walk.js";
@@ -28,7 +29,7 @@ export function metaschemaLookup(): Lookup {
   if (shared !== undefined) return shared;
   const lookup: Lookup = Object.create(null) as Lookup;
   for (const original of METASCHEMAS) {
-    const meta = cloneJson(original);
+    const meta = JSON.parse(JSON.stringify(original)) as JsonValue; // plain JSON data: a deep copy
     forEachSchemaObject(meta, (node) => {
       delete node["format"];
       if (node["$dynamicRef"] === "#meta") {

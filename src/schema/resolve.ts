@@ -188,6 +188,9 @@ export function resolveTarget(index: DocumentIndex, abs: string, found: { ref: s
   return node as Schema | boolean;
 }
 
+/** {@link resolveTarget}'s type, for full support (which takes it from the core rather than share the module). */
+export type ResolveTarget = typeof resolveTarget;
+
 /** Stamps the absolute URI the evaluator follows on a reference. */
 export function stamp(node: SchemaObject, keyword: "$ref" | "$recursiveRef", abs: string): void {
   Object.defineProperty(node, keyword === "$ref" ? "__absolute_ref__" : "__absolute_recursive_ref__", {

@@ -11,7 +11,7 @@ import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
 import { at, SchemaError } from "./errors.js";
 import type { ValidationIssue } from "./issues.js";
-import type { DocumentIndex, FoundRef, Lookup, ResolveUri } from "./resolve.js";
+import type { DocumentIndex, FoundRef, Lookup, ResolveTarget, ResolveUri } from "./resolve.js";
 
 /** @internal What the full chunk gives the compiler. */
 export interface FullSchemaSupport {
@@ -20,7 +20,7 @@ export interface FullSchemaSupport {
   /** The exact checker of a format the compiler renamed `isoagent:<name>`. */
   formatChecker(name: string): ((value: string) => boolean) | undefined;
   /** Rewrites the document's `$dynamicRef`s to `$ref`s, or refuses (2020-12). */
-  resolveDynamicRefs(work: JsonValue, index: DocumentIndex, resolve: ResolveUri): FoundRef[];
+  resolveDynamicRefs(work: JsonValue, index: DocumentIndex, resolve: ResolveUri, resolveTarget: ResolveTarget): FoundRef[];
   /** A validator by @cfworker/json-schema for a prepared working copy; issues undefined when valid. */
   referenceValidator(work: JsonValue, draft: SchemaDraft, lookup: Lookup): (instance: JsonValue) => ValidationIssue[] | undefined;
   /** The issues of a schema against its draft's carried metaschema, by @cfworker/json-schema (for the differential test). */
