@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   compileSchema,
@@ -58,6 +59,8 @@ describe("the core without full schema support", () => {
       message:
         'tool "send_mail": input schema needs full schema support, which is not loaded: format "email" asserts, and the format checkers are part of it (at /properties/to/format); call await loadFullSchemaSupport() once before compiling it',
     });
+    // The README quotes it as it is.
+    expect(readFileSync("README.md", "utf8")).toContain("```\n" + r.message + "\n```");
     // createDriver compiles its tools the same way, with the same error.
     const driverRefusal = refusal(() => createDriver({ agent: scriptedAgent([]), tools: [{ ...send, call: () => null }] }));
     expect(driverRefusal.message).toBe(r.message);
