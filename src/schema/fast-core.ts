@@ -94,6 +94,23 @@ export function isOfType(code: number, v: unknown): boolean {
 export function all(checks: Check[]): Check | undefined {
   if (checks.length === 0) return undefined;
   if (checks.length === 1) return checks[0];
+  if (checks.length === 3) {
+    const [a, b, c] = checks as [Check, Check, Check];
+    return (v, out) => {
+      if (out === undefined) return a(v, undefined) && b(v, undefined) && c(v, undefined);
+      const x = a(v, out);
+      const y = b(v, out);
+      return c(v, out) && x && y;
+    };
+  }
+  if (checks.length === 2) {
+    const [a, b] = checks as [Check, Check];
+    return (v, out) => {
+      if (out === undefined) return a(v, undefined) && b(v, undefined);
+      const x = a(v, out);
+      return b(v, out) && x;
+    };
+  }
   return (v, out) => {
     let ok = true;
     for (let k = 0; k < checks.length; k++) {

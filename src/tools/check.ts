@@ -1,5 +1,6 @@
 import type { JsonBoundaryError, JsonValue } from "../json/index.js";
 import { tryParseJson } from "../json/index.js";
+import { acceptedJson } from "../json/parse.js";
 import type { CompiledSchema, ValidationIssue } from "../schema/index.js";
 import { issuesFunction } from "../schema/compile.js";
 
@@ -86,13 +87,16 @@ export function checker(tool: string, schema: CompiledSchema): (raw: string | Ui
   const args = frame(tool, "invalid_arguments");
   const issuesOf = issuesFunction(schema);
   return (raw) => {
-    let value: JsonValue;
+    let value: JsonValue | undefined;
     if (isBlank(raw)) {
       value = EMPTY_ARGS;
     } else {
-      const parsed = tryParseJson(raw);
-      if (!parsed.ok) return { valid: false, failure: "invalid_json", text: json[0] + parsed.error.message + json[1], jsonError: parsed.error, issues: [] };
-      value = parsed.value;
+      if (typeof raw === "string") value = acceptedJson(raw);
+      if (value === undefined) {
+        const parsed = tryParseJson(raw);
+        if (!parsed.ok) return { valid: false, failure: "invalid_json", text: json[0] + parsed.error.message + json[1], jsonError: parsed.error, issues: [] };
+        value = parsed.value;
+      }
     }
     const issues = issuesOf(value);
     if (issues === undefined) return { valid: true, args: value };
