@@ -10,8 +10,8 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
 
 /** Bytes, minified and gzipped: what issue 18 reached, rounded up to 100 bytes. */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 44_200,
-  driver: 39_000,
+  index: 44_300,
+  driver: 39_100,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */
