@@ -18,7 +18,7 @@
  *   checked exactly (idn-email, idn-hostname), where formats assert.
  */
 import type { JsonValue } from "../json/index.js";
-import { readSchema } from "./compile.js";
+import { readSchema } from "./rules.js";
 import { DEFAULT_DRAFT, draftOfMetaschemaUri } from "./drafts.js";
 import { at } from "./errors.js";
 import { formatSupport } from "./format-names.js";
