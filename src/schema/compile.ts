@@ -26,7 +26,7 @@ export interface CompileSchemaOptions {
    * Default: as the draft says: an annotation in 2019-09 and 2020-12, checked
    * in draft-04, 06 and 07 (where idn-email and idn-hostname stay
    * annotations, as those drafts allow). A format no draft defines is an
-   * annotation always.
+   * annotation always. The checkers are part of full schema support.
    */
   readonly assertFormats?: boolean;
   /**
@@ -34,6 +34,7 @@ export interface CompileSchemaOptions {
    * evaluator when the schema uses only the keywords it implements, and
    * @cfworker/json-schema otherwise; "reference" always uses
    * @cfworker/json-schema (for diagnostics and differential tests).
+   * @cfworker/json-schema is part of full schema support.
    */
   readonly evaluator?: "auto" | "reference";
   /**
@@ -80,17 +81,22 @@ const NO_METASCHEMAS: Lookup = Object.create(null) as Lookup;
  * - `SCHEMA_TOO_DEEP`: nested deeper than 256 levels;
  * - `SCHEMA_EXTERNAL_REF`: a `$ref`, `$schema` or `$dynamicRef` naming a
  *   file or URL outside the document ("refers outside itself"); nothing is
- *   ever read or fetched. The standard draft metaschemas are carried, so a
- *   reference to one resolves;
+ *   ever read or fetched. The standard draft metaschemas are carried (by
+ *   full schema support), so a reference to one resolves;
  * - `SCHEMA_UNSUPPORTED_KEYWORD`: a keyword the evaluator cannot evaluate
  *   correctly: a keyword its draft does not define but the evaluator would
  *   apply, a `$dynamicRef` whose target depends on the dynamic scope, mixed
  *   drafts in one document;
  * - `SCHEMA_INVALID`: a schema its draft's metaschema refuses, a pattern that
  *   is not a valid regular expression, a reference that resolves nowhere in
- *   the document, a reference cycle that would never finish.
+ *   the document, a reference cycle that would never finish;
+ * - `SCHEMA_NEEDS_FULL_SUPPORT`, after every other rule: a schema that needs
+ *   full schema support (an asserted format, a keyword only
+ *   @cfworker/json-schema evaluates, a carried metaschema, `$dynamicRef`,
+ *   `evaluator: "reference"`) before `loadFullSchemaSupport()` resolved.
  *
- * Validation runs through @cfworker/json-schema: no `eval`, no `new Function`.
+ * Validation never uses `eval` or `new Function`: closures compiled from the
+ * schema, or @cfworker/json-schema for what they do not cover.
  *
  * @example
  * ```ts

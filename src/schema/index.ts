@@ -1,6 +1,7 @@
 /**
  * Self-contained JSON Schemas: compiled from the document alone (and the
- * standard metaschemas the compiler carries), validated without eval.
+ * standard metaschemas full schema support carries), validated without
+ * eval.
  *
  * @module
  */
