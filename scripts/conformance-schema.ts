@@ -9,6 +9,7 @@
  * wrong answer.
  */
 import { existsSync } from "node:fs";
+import { loadFullSchemaSupport } from "../src/index.js";
 import { runFormatConformance, runSchemaConformance } from "./lib/schema-conformance.js";
 
 const args = process.argv.slice(2);
@@ -23,6 +24,8 @@ if (!existsSync(dir)) {
   console.error(`no JSON Schema Test Suite at ${dir}: the suites are not part of isoagent; see the README's "Conformance suites" for where they come from (CI reads them from ../shared/suites)`);
   process.exit(2);
 }
+// The suite reaches every part of the compiler: full schema support too.
+await loadFullSchemaSupport();
 let failures = 0;
 if (formats) {
   for (const r of runFormatConformance(dir)) {

@@ -22,6 +22,7 @@ export type IsoagentErrorCode =
   | "SCHEMA_EXTERNAL_REF"
   | "SCHEMA_UNSUPPORTED_KEYWORD"
   | "SCHEMA_INVALID"
+  | "SCHEMA_NEEDS_FULL_SUPPORT"
   // tool specs
   | "TOOL_NAME_INVALID"
   | "TOOL_NAME_DUPLICATE"

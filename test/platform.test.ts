@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCoreNeutral, coreBrowserBundle, ENTRY_POINTS, NODE_ONLY_ENTRY_POINTS } from "../scripts/lib/bundle.js";
+import { checkChunks, checkCoreNeutral, coreBrowserBundle, ENTRY_POINTS, NODE_ONLY_ENTRY_POINTS } from "../scripts/lib/bundle.js";
 
 describe("the platform check (npm run check:platform)", () => {
   it("passes the core: no Node or browser import, no adapter, no eval", async () => {
@@ -24,12 +24,31 @@ describe("the platform check (npm run check:platform)", () => {
     for (const p of report.problems) expect(p).toMatch(/^code generation from strings in the core bundle: .*new Function\(/);
   });
 
-  it("measures the browser bundle of the core", async () => {
+  it("measures the browser bundle of the core: the chunks every load fetches, and full schema support apart", async () => {
     const size = await coreBrowserBundle();
     expect(size.gzipBytes).toBeGreaterThan(1000);
     expect(size.gzipBytes).toBeLessThan(size.minBytes);
+    expect(size.lazy.gzipBytes).toBeGreaterThan(1000);
+    const lazy = size.chunks.filter((c) => !c.initial).flatMap((c) => Object.keys(c.inputs));
+    expect(lazy).toContain("src/schema/full.ts");
+  });
+});
+
+describe("the chunks stay apart (npm run check:platform and npm run build)", () => {
+  it("hold for the index and the createDriver entry", async () => {
+    expect(await checkChunks()).toEqual([]);
   });
 
+  it("are checked: an entry that imports full schema support statically, or the HTTP app, is refused", async () => {
+    const problems = await checkChunks({ driver: 'export * from "./test/fixtures/platform/static-full.ts";' });
+    expect(problems).toContainEqual(expect.stringMatching(/^driver: src\/schema\/full\.ts is in a chunk every load fetches .*; it belongs to full schema support$/));
+    expect(problems).toContainEqual(expect.stringMatching(/^driver: .*node_modules\/@cfworker\/json-schema\/.* is in a chunk every load fetches/));
+    expect(problems).toContain("driver: the createDriver entry reaches src/http/app.ts");
+  });
+
+});
+
+describe("the platform check's other entries", () => {
   it("covers isoagent/mcp: platform-neutral, no eval, and never the driver's loop (only its pure output and gate modules)", async () => {
     expect(ENTRY_POINTS["mcp"]).toBe("src/mcp/index.ts");
     const report = await checkCoreNeutral("src/mcp/index.ts");

@@ -92,29 +92,148 @@ export async function buildPlatform(platform: Platform): Promise<void> {
   });
 }
 
-/** The core as an application would ship it to a browser: minified, with its dependencies, in memory. */
-export function coreBrowserBundle(entry = "src/index.ts"): Promise<{ code: string; gzipBytes: number; minBytes: number }> {
-  return browserBundle({ entryPoints: [entry] });
+/** A size, minified and gzipped (level 9). */
+export interface BundleSize {
+  readonly minBytes: number;
+  readonly gzipBytes: number;
+}
+
+/** One output file of a split bundle. */
+export interface Chunk extends BundleSize {
+  readonly path: string;
+  /** Loaded with the entry (reached by static imports), not only by a dynamic `import()`. */
+  readonly initial: boolean;
+  /** The source files in it, with their minified bytes. */
+  readonly inputs: Readonly<Record<string, number>>;
 }
 
 /**
- * Code as an application would ship it to a browser (minified, with its
- * dependencies, in memory), and its size minified and gzipped: the one
- * measure for isoagent and for the peers it is compared with.
+ * A bundle as an application ships it to a browser, split where the code
+ * says `import()`: `minBytes` and `gzipBytes` count the chunks every load
+ * fetches (the entry and what it imports statically, each gzipped on its
+ * own, as each is its own request); `lazy` counts the chunks fetched only
+ * when a dynamic `import()` runs.
  */
-export async function browserBundle(input: Pick<BuildOptions, "entryPoints" | "stdin" | "absWorkingDir">): Promise<{ code: string; gzipBytes: number; minBytes: number }> {
+export interface SplitBundle extends BundleSize {
+  readonly lazy: BundleSize;
+  readonly chunks: readonly Chunk[];
+}
+
+/** Where split bundles are laid out in memory (never written). */
+const VIRTUAL_OUT = "/isoagent-size.invalid";
+
+/**
+ * Code as an application would ship it to a browser (minified, with its
+ * dependencies, split at dynamic imports, in memory), and its size
+ * minified and gzipped: the one measure for isoagent and for the peers it
+ * is compared with.
+ */
+export async function browserBundle(input: Pick<BuildOptions, "entryPoints" | "stdin" | "absWorkingDir">): Promise<SplitBundle> {
   const r = await build({
     ...input,
     bundle: true,
+    splitting: true,
+    outdir: VIRTUAL_OUT,
     minify: true,
     format: "esm",
     platform: "browser",
     target: "es2022",
     write: false,
+    metafile: true,
     logLevel: "silent",
   });
-  const code = r.outputFiles[0]!.text;
-  return { code, minBytes: Buffer.byteLength(code), gzipBytes: gzipSync(code, { level: 9 }).length };
+  const outputs = r.metafile.outputs;
+  const entry = Object.keys(outputs).find((k) => outputs[k]!.entryPoint !== undefined);
+  if (entry === undefined) throw new Error("no entry chunk");
+  const initial = new Set<string>();
+  const visit = (path: string): void => {
+    if (initial.has(path)) return;
+    initial.add(path);
+    for (const imp of outputs[path]!.imports) if (imp.kind === "import-statement") visit(imp.path);
+  };
+  visit(entry);
+  const texts = new Map(r.outputFiles.map((f) => [f.path, f.text]));
+  const chunks: Chunk[] = Object.entries(outputs)
+    .filter(([path]) => path.endsWith(".js"))
+    .map(([path, out]) => {
+      const text = [...texts].find(([abs]) => abs.endsWith(path.replace(/^(\.\.\/)+/, "/")))?.[1] ?? "";
+      return {
+        path,
+        initial: initial.has(path),
+        minBytes: Buffer.byteLength(text),
+        gzipBytes: gzipSync(text, { level: 9 }).length,
+        inputs: Object.fromEntries(Object.entries(out.inputs).map(([k, v]) => [k, v.bytesInOutput])),
+      };
+    });
+  const sum = (list: Chunk[]): BundleSize => ({ minBytes: list.reduce((n, c) => n + c.minBytes, 0), gzipBytes: list.reduce((n, c) => n + c.gzipBytes, 0) });
+  return { ...sum(chunks.filter((c) => c.initial)), lazy: sum(chunks.filter((c) => !c.initial)), chunks };
+}
+
+/** The entries whose size has a budget: the whole index, and what a tool-using agent on the memory store imports. */
+export const SIZE_ENTRIES = {
+  index: `export * from "./src/index.ts";`,
+  driver: `export { createDriver, defineTool, memoryStore, scriptedAgent } from "./src/index.ts";`,
+} as const;
+
+/** An entry of {@link SIZE_ENTRIES} (or any module's source) as a browser app ships it. */
+export function entryBundle(name: keyof typeof SIZE_ENTRIES | (string & {}), contents: string = SIZE_ENTRIES[name as keyof typeof SIZE_ENTRIES]): Promise<SplitBundle> {
+  return browserBundle({ stdin: { contents, resolveDir: process.cwd(), sourcefile: `${name}-entry.ts`, loader: "ts" } });
+}
+
+/** The core (`isoagent`'s index) as a browser app ships it: the chunks every load fetches, and the lazy ones apart. */
+export function coreBrowserBundle(): Promise<SplitBundle> {
+  return entryBundle("index");
+}
+
+/** Source files of full schema support: never in a chunk every load fetches. */
+export const FULL_SUPPORT_ONLY: readonly RegExp[] = [
+  /(^|\/)node_modules\/@cfworker\//,
+  /^src\/schema\/(full|metaschemas|metaschema-lookup|dynamic-ref|reference-issues)\.ts$/,
+  /^src\/schema\/formats\//,
+];
+
+/**
+ * What only the HTTP app, the toolkit, the testkit and the other subpath
+ * entries need (with the policy helpers written for the toolkit's tools):
+ * never reachable from the createDriver entry.
+ */
+export const NOT_FOR_THE_DRIVER: readonly RegExp[] = [
+  /^src\/(http|toolkit|testkit|otel)\//,
+  /^src\/agents\/(openai|anthropic|record|model)\//,
+  /^src\/policy\/(workspace|glob)\.ts$/,
+  /^src\/tools\/diff\.ts$/,
+  /^adapters\//,
+  /(^|\/)node_modules\/(hono|idb)\//,
+];
+
+/**
+ * Proves the chunks stay apart: no chunk that every load of an entry
+ * (by default those of {@link SIZE_ENTRIES}) fetches holds full schema
+ * support; the index's lazy chunks do hold it (so `loadFullSchemaSupport()`
+ * has something to load); and the createDriver entry ("driver") reaches
+ * nothing of {@link NOT_FOR_THE_DRIVER}. Returns the problems; empty when
+ * all holds.
+ */
+export async function checkChunks(entries: Readonly<Record<string, string>> = SIZE_ENTRIES): Promise<string[]> {
+  const problems: string[] = [];
+  const matches = (patterns: readonly RegExp[], input: string): boolean => patterns.some((p) => p.test(input));
+  for (const [name, contents] of Object.entries(entries)) {
+    const b = await entryBundle(name, contents);
+    for (const c of b.chunks) {
+      for (const input of Object.keys(c.inputs)) {
+        if (c.initial && matches(FULL_SUPPORT_ONLY, input)) problems.push(`${name}: ${input} is in a chunk every load fetches (${c.path}); it belongs to full schema support`);
+        if (name === "driver" && matches(NOT_FOR_THE_DRIVER, input)) problems.push(`driver: the createDriver entry reaches ${input}`);
+      }
+    }
+    if (name === "index") {
+      const lazy = b.chunks.filter((c) => !c.initial).flatMap((c) => Object.keys(c.inputs));
+      for (const needed of ["src/schema/full.ts", "src/schema/metaschemas.ts", "src/schema/formats/index.ts"]) {
+        if (!lazy.includes(needed)) problems.push(`index: ${needed} is not in a lazy chunk`);
+      }
+      if (!lazy.some((i) => /node_modules\/@cfworker\//.test(i))) problems.push("index: @cfworker/json-schema is not in a lazy chunk");
+    }
+  }
+  return problems;
 }
 
 /** What {@link checkCoreNeutral} found wrong; empty when the core is clean. */

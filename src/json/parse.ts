@@ -56,20 +56,33 @@ export function tryParseJson(input: string | Uint8Array, options?: ParseJsonOpti
   // the value; a linear pass then checks what it does not. Only a refusal pays
   // for the full scanner, which finds the first problem in document order and
   // says where it is.
-  let value: JsonValue | undefined;
-  try {
-    value = JSON.parse(text) as JsonValue;
-  } catch {
-    value = undefined;
-  }
-  if (value !== undefined && fastCheckParsed(text, maxDepth, value) && (typeof input !== "string" || wellFormed(text))) {
-    return { ok: true, value };
-  }
+  const value = accepted(text, maxDepth, typeof input === "string");
+  if (value !== undefined) return { ok: true, value };
   const failure = scanJson(text, maxDepth);
   if (failure === null) throw new Error("isoagent: the strict JSON scanners disagree; please report this input");
   return { ok: false, error: toError(text, failure, typeof input !== "string") };
 }
 
+
+/** The value of a text the boundary accepts, or undefined (its reason is then the full scanner's to find). */
+function accepted(text: string, maxDepth: number, checkSurrogates: boolean): JsonValue | undefined {
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  return fastCheckParsed(text, maxDepth, value) && (!checkSurrogates || wellFormed(text)) ? value : undefined;
+}
+
+/**
+ * @internal The value of a JSON text {@link tryParseJson} accepts, or
+ * undefined when it refuses it (ask it why): the argument check's hot path,
+ * without the result object.
+ */
+export function acceptedJson(text: string): JsonValue | undefined {
+  return accepted(text, MAX_JSON_DEPTH, true);
+}
 
 /**
  * Parses one JSON text strictly (see {@link tryParseJson} for what is

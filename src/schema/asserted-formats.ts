@@ -1,38 +1,19 @@
 /**
  * How `format` reaches the evaluators. In the compiler's working copy, a
- * format that asserts is renamed `isoagent:<name>`, and the checkers of
- * formats/ are registered under those names in @cfworker/json-schema's format
- * table (it has no other way to take a checker); a format that does not
- * assert is removed. Both evaluators thus check formats with the same exact
- * checkers, and @cfworker's own approximate checkers are never reached: no
- * asserted name is one of theirs.
+ * format that asserts is renamed `isoagent:<name>` (the checkers of
+ * formats/, part of full schema support, are registered under those names
+ * in @cfworker/json-schema's format table, which has no other way to take
+ * a checker); a format that does not assert is removed. Both evaluators
+ * thus check formats with the same exact checkers, and @cfworker's own
+ * approximate checkers are never reached: no asserted name is one of
+ * theirs.
  */
-import { format as REFERENCE_FORMATS } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
 import { at, SchemaError } from "./errors.js";
-import { FORMAT_CHECKERS, formatSupport, type FormatChecker } from "./formats/index.js";
+import { ASSERTED_PREFIX, formatSupport } from "./format-names.js";
+import type { FullSupportNeed } from "./support.js";
 import { forEachSchemaObject } from "./walk.js";
-
-const PREFIX = "isoagent:";
-
-/** The checker of an asserted format name as the working copy holds it, or undefined for any other name. */
-export function assertedFormatChecker(name: string): FormatChecker | undefined {
-  return name.startsWith(PREFIX) ? FORMAT_CHECKERS[name.slice(PREFIX.length)] : undefined;
-}
-
-/** The format's own name, as messages show it. */
-export function formatName(name: string): string {
-  return name.startsWith(PREFIX) ? name.slice(PREFIX.length) : name;
-}
-
-let registered = false;
-function registerWithReferenceEvaluator(): void {
-  if (registered) return;
-  const table = REFERENCE_FORMATS as Record<string, FormatChecker>;
-  for (const name of Object.keys(FORMAT_CHECKERS)) table[PREFIX + name] = FORMAT_CHECKERS[name]!;
-  registered = true;
-}
 
 /**
  * Prepares the working copy's formats. `assert`: true checks every standard
@@ -41,17 +22,19 @@ function registerWithReferenceEvaluator(): void {
  * (an annotation in 2019-09 and 2020-12; checked in draft-04, 06 and 07,
  * which let an implementation check the formats it can, so the two unchecked
  * ones stay annotations there); false makes every format an annotation.
- * Formats no draft defines are annotations always.
+ * Formats no draft defines are annotations always. Returns the first format
+ * that asserts, when the checkers are not loaded (`checkers` false).
  */
-export function prepareFormats(work: JsonValue, draft: SchemaDraft, assert: boolean | undefined): void {
+export function prepareFormats(work: JsonValue, draft: SchemaDraft, assert: boolean | undefined, checkers: boolean): FullSupportNeed | undefined {
   const asserting = assert ?? (draft !== "2019-09" && draft !== "2020-12");
+  let need: FullSupportNeed | undefined;
   forEachSchemaObject(work, (node, pointer) => {
     const name = node["format"];
     if (name === undefined) return;
     const support = asserting && typeof name === "string" ? formatSupport(name) : "annotation";
     if (support === "checked") {
-      registerWithReferenceEvaluator();
-      node["format"] = PREFIX + (name as string);
+      if (!checkers) need ??= { why: `format ${JSON.stringify(name)} asserts, and the format checkers are part of it`, pointer: `${pointer}/format` };
+      node["format"] = ASSERTED_PREFIX + (name as string);
       return;
     }
     if (support === "unchecked" && assert === true) {
@@ -63,4 +46,5 @@ export function prepareFormats(work: JsonValue, draft: SchemaDraft, assert: bool
     }
     delete node["format"];
   });
+  return need;
 }

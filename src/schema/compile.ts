@@ -1,23 +1,13 @@
-import { validate, type Schema } from "@cfworker/json-schema";
-import { isIsoagentError } from "../errors.js";
-import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
-import {
-  DEFAULT_DRAFT,
-  DRAFT_KEYWORDS,
-  draftOfMetaschemaUri,
-  EVALUATED_KEYWORDS,
-  EVALUATOR_DRAFT,
-  type SchemaDraft,
-} from "./drafts.js";
+import { cloneJson, type JsonValue } from "../json/index.js";
+import { DEFAULT_DRAFT, isCarriedMetaschema, type SchemaDraft } from "./drafts.js";
 import { prepareFormats } from "./asserted-formats.js";
-import { resolveDynamicRefs } from "./dynamic-ref.js";
 import { at, SchemaError } from "./errors.js";
-import { toIssues, type ValidationIssue, type ValidationResult } from "./issues.js";
-import { META_2020_PREFIX, META_2020_TOP, metaschemaLookup, metaschemaOf, type Lookup } from "./metaschema-lookup.js";
+import type { ValidationIssue, ValidationResult } from "./issues.js";
 import { findInPlaceCycle } from "./cycles.js";
-import { compileFast, fastSupports } from "./fast.js";
-import { indexDocument, resolveTarget, stamp, type FoundRef, type ResolveUri } from "./resolve.js";
-import { forEachSchemaObject, isObject } from "./walk.js";
+import { compileFast, fastUnsupported } from "./fast.js";
+import { indexDocument, resolveTarget, resolveUri, stamp, type Lookup } from "./resolve.js";
+import { checkAgainstMetaschema, checkKeywords, checkMetaschemaEntry, draftOf, readSchema } from "./rules.js";
+import { fullSupport, needsFullSupport, type FullSupportNeed } from "./support.js";
 
 /** A JSON Schema: an object or a boolean. */
 export type JsonSchema = boolean | { readonly [key: string]: JsonValue };
@@ -36,7 +26,7 @@ export interface CompileSchemaOptions {
    * Default: as the draft says: an annotation in 2019-09 and 2020-12, checked
    * in draft-04, 06 and 07 (where idn-email and idn-hostname stay
    * annotations, as those drafts allow). A format no draft defines is an
-   * annotation always.
+   * annotation always. The checkers are part of full schema support.
    */
   readonly assertFormats?: boolean;
   /**
@@ -44,6 +34,7 @@ export interface CompileSchemaOptions {
    * evaluator when the schema uses only the keywords it implements, and
    * @cfworker/json-schema otherwise; "reference" always uses
    * @cfworker/json-schema (for diagnostics and differential tests).
+   * @cfworker/json-schema is part of full schema support.
    */
   readonly evaluator?: "auto" | "reference";
   /**
@@ -77,16 +68,9 @@ export interface CompiledSchema {
  * references resolve) and under `.invalid` (RFC 2606), so it can never name a
  * real document.
  */
-const BASE_URI = "https://schema.isoagent.invalid/root.json";
+export const BASE_URI = "https://schema.isoagent.invalid/root.json";
 
-interface UrlLike {
-  readonly href: string;
-}
-// URL is Web-standard on every platform the core targets; typed locally so the
-// core needs no DOM types, and looked up when called, never at import.
-function makeUrl(href: string, base?: string): UrlLike {
-  return new (globalThis as unknown as { URL: new (h: string, b?: string) => UrlLike }).URL(href, base);
-}
+const NO_METASCHEMAS: Lookup = Object.create(null) as Lookup;
 
 /**
  * Compiles a tool's input schema, refusing it unless it is self-contained and
@@ -97,17 +81,22 @@ function makeUrl(href: string, base?: string): UrlLike {
  * - `SCHEMA_TOO_DEEP`: nested deeper than 256 levels;
  * - `SCHEMA_EXTERNAL_REF`: a `$ref`, `$schema` or `$dynamicRef` naming a
  *   file or URL outside the document ("refers outside itself"); nothing is
- *   ever read or fetched. The standard draft metaschemas are carried, so a
- *   reference to one resolves;
+ *   ever read or fetched. The standard draft metaschemas are carried (by
+ *   full schema support), so a reference to one resolves;
  * - `SCHEMA_UNSUPPORTED_KEYWORD`: a keyword the evaluator cannot evaluate
  *   correctly: a keyword its draft does not define but the evaluator would
  *   apply, a `$dynamicRef` whose target depends on the dynamic scope, mixed
  *   drafts in one document;
  * - `SCHEMA_INVALID`: a schema its draft's metaschema refuses, a pattern that
  *   is not a valid regular expression, a reference that resolves nowhere in
- *   the document, a reference cycle that would never finish.
+ *   the document, a reference cycle that would never finish;
+ * - `SCHEMA_NEEDS_FULL_SUPPORT`, after every other rule: a schema that needs
+ *   full schema support (an asserted format, a keyword only
+ *   @cfworker/json-schema evaluates, a carried metaschema, `$dynamicRef`,
+ *   `evaluator: "reference"`) before `loadFullSchemaSupport()` resolved.
  *
- * Validation runs through @cfworker/json-schema: no `eval`, no `new Function`.
+ * Validation never uses `eval` or `new Function`: closures compiled from the
+ * schema, or @cfworker/json-schema for what they do not cover.
  *
  * @example
  * ```ts
@@ -121,19 +110,31 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   const draft = draftOf(value, options.defaultDraft ?? DEFAULT_DRAFT);
   checkKeywords(value, draft, options.toolSchema === true);
   checkAgainstMetaschema(value, draft);
+  const full = fullSupport();
 
   // References are stamped and $dynamicRefs rewritten on a working copy; the
-  // copy kept for callers is frozen and never touched.
+  // copy kept for callers is frozen and never touched. Without full support,
+  // what needs it is noted (the first thing) and refused after every other
+  // rule, so that a schema referring outside itself says so first.
   const work = cloneJson(value);
-  prepareFormats(work, draft, options.assertFormats);
-  const resolveUri: ResolveUri = (ref, base) => makeUrl(ref, base).href;
-  const index = indexDocument(work, draft, metaschemaLookup(), BASE_URI, resolveUri);
-  const refs = [...index.refs.filter((r) => r.keyword !== "$dynamicRef")];
-  if (draft === "2020-12") refs.push(...resolveDynamicRefs(work, index, resolveUri));
+  let need = prepareFormats(work, draft, options.assertFormats, full !== undefined);
+  const index = indexDocument(work, draft, full?.metaschemas() ?? NO_METASCHEMAS, BASE_URI, resolveUri);
+  const refs = index.refs.filter((r) => r.keyword !== "$dynamicRef");
+  if (draft === "2020-12") {
+    if (full !== undefined) refs.push(...full.resolveDynamicRefs(work, index, resolveUri, resolveTarget));
+    else {
+      const dynamic = index.refs.find((r) => r.keyword === "$dynamicRef");
+      if (dynamic !== undefined) need ??= { why: `$dynamicRef ${JSON.stringify(dynamic.ref)} needs the $dynamicRef analysis, which is part of it`, pointer: `${dynamic.pointer}/$dynamicRef` };
+    }
+  }
   for (const r of refs) {
     checkMetaschemaEntry(r);
     const target = resolveTarget(index, r.abs, r);
     if (target === undefined) {
+      if (full === undefined && isCarriedMetaschema(r.abs.split("#")[0]!)) {
+        need ??= { why: `${r.keyword} ${JSON.stringify(r.ref)} names a carried metaschema, and the metaschemas are part of it`, pointer: `${r.pointer}/${r.keyword}` };
+        continue;
+      }
       throw new SchemaError("SCHEMA_EXTERNAL_REF", `schema refers outside itself: ${r.keyword} ${JSON.stringify(r.ref)} at ${at(r.pointer)}`, {
         pointer: `${r.pointer}/${r.keyword}`,
         ref: r.ref,
@@ -141,6 +142,7 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
     }
     if (r.keyword !== "$dynamicRef") stamp(r.node, r.keyword, r.abs);
   }
+  if (need !== undefined) throw needsFullSupport(need);
   const lookup = index.lookup;
   const cycle = findInPlaceCycle(work, lookup);
   if (cycle !== undefined) {
@@ -151,163 +153,40 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
     );
   }
 
-  const evaluatorDraft = EVALUATOR_DRAFT[draft];
-  const root = work as Schema | boolean;
-  const fast = options.evaluator !== "reference" && fastSupports(work, lookup, draft) ? compileFast(work, lookup, draft) : undefined;
+  const beyondFast: FullSupportNeed | undefined =
+    options.evaluator === "reference" ? { why: 'evaluator "reference" is @cfworker/json-schema, which is part of it', pointer: "" } : fastUnsupported(work, lookup, draft, index.pointerOf);
+  let check: (instance: JsonValue) => ValidationIssue[] | undefined;
+  if (beyondFast === undefined) check = compileFast(work, lookup, draft);
+  else if (full !== undefined) check = full.referenceValidator(work, draft, lookup);
+  else throw needsFullSupport(beyondFast);
   return Object.freeze({
     schema: deepFreeze(value) as JsonSchema,
     draft,
-    evaluator: fast === undefined ? "reference" : "fast",
+    evaluator: beyondFast === undefined ? "fast" : "reference",
     validate(instance: JsonValue): ValidationResult {
-      if (fast !== undefined) {
-        const issues = fast(instance);
-        return issues === undefined ? VALID : { valid: false, issues };
-      }
-      const r = validate(instance, root, evaluatorDraft, lookup, false);
-      if (r.valid) return VALID;
-      return { valid: false, issues: toIssues(r.errors, root, lookup, instance) };
+      const issues = check(instance);
+      return issues === undefined ? VALID : { valid: false, issues };
     },
+    [ISSUES]: check,
   });
+}
+
+const ISSUES = Symbol("isoagent.issues");
+
+/**
+ * @internal The issues of an instance (undefined when valid), without the
+ * result object `validate` wraps them in: the argument check's hot path.
+ */
+export function issuesFunction(schema: CompiledSchema): (instance: JsonValue) => readonly ValidationIssue[] | undefined {
+  const own = (schema as CompiledSchema & { [ISSUES]?: (instance: JsonValue) => ValidationIssue[] | undefined })[ISSUES];
+  if (own !== undefined) return own;
+  return (instance) => {
+    const r = schema.validate(instance);
+    return r.valid ? undefined : r.issues;
+  };
 }
 
 const VALID: ValidationResult = Object.freeze({ valid: true, issues: Object.freeze([]) as readonly ValidationIssue[] });
-
-/** @internal A schema given as text, bytes or a value, as JSON: refused as compileSchema refuses it (missing, not JSON, too deep, not a schema). */
-export function readSchema(input: unknown): JsonValue {
-  if (input === undefined || input === null) throw new SchemaError("SCHEMA_MISSING", "schema is missing");
-  let value: JsonValue;
-  if (typeof input === "string" || input instanceof Uint8Array) {
-    const r = tryParseJson(input);
-    if (!r.ok) {
-      if (r.error.code === "JSON_TOO_DEEP") throw new SchemaError("SCHEMA_TOO_DEEP", "schema is nested deeper than 256 levels", { cause: r.error });
-      throw new SchemaError("SCHEMA_NOT_JSON", `schema is not valid JSON: ${r.error.message}`, { cause: r.error });
-    }
-    value = r.value;
-  } else {
-    try {
-      value = cloneJson(input);
-    } catch (e) {
-      if (isIsoagentError(e, "JSON_TOO_DEEP")) throw new SchemaError("SCHEMA_TOO_DEEP", "schema is nested deeper than 256 levels", { cause: e });
-      const message = e instanceof Error ? e.message : String(e);
-      throw new SchemaError("SCHEMA_NOT_JSON", `schema is not JSON: ${message}`, { cause: e });
-    }
-  }
-  if (typeof value !== "boolean" && !isObject(value)) {
-    throw new SchemaError("SCHEMA_INVALID", `schema does not compile: a schema must be an object or a boolean, not ${kindOf(value)}`, { pointer: "" });
-  }
-  return value;
-}
-
-function kindOf(v: JsonValue): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return `a ${typeof v}`;
-}
-
-function draftOf(value: JsonValue, fallback: SchemaDraft): SchemaDraft {
-  if (!isObject(value) || value["$schema"] === undefined) return fallback;
-  const uri = value["$schema"];
-  if (typeof uri !== "string") throw new SchemaError("SCHEMA_INVALID", "schema does not compile: $schema must be a string", { pointer: "/$schema" });
-  const draft = draftOfMetaschemaUri(uri);
-  if (draft === undefined) {
-    throw new SchemaError(
-      "SCHEMA_EXTERNAL_REF",
-      `schema refers outside itself: $schema ${JSON.stringify(uri)} is not a standard draft the compiler carries`,
-      { pointer: "/$schema", ref: uri },
-    );
-  }
-  return draft;
-}
-
-/**
- * Keywords the evaluator would get wrong for this draft, identity keywords it
- * would misread, `$schema`s naming another draft, and patterns that are not
- * regular expressions.
- */
-function checkKeywords(root: JsonValue, draft: SchemaDraft, toolSchema: boolean): void {
-  const idKeyword = draft === "draft-04" ? "id" : "$id";
-  const defined = DRAFT_KEYWORDS[draft];
-  const unsupported = (pointer: string, why: string): never => {
-    throw new SchemaError("SCHEMA_UNSUPPORTED_KEYWORD", `schema uses a keyword the validator cannot evaluate correctly: ${why} (at ${at(pointer)})`, { pointer });
-  };
-  forEachSchemaObject(root, (node, pointer) => {
-    for (const keyword of EVALUATED_KEYWORDS) {
-      if (node[keyword] !== undefined && !defined.has(keyword)) {
-        unsupported(`${pointer}/${keyword}`, `${keyword} is not part of ${draftName(draft)}, but the validator would apply it`);
-      }
-    }
-    const id = node[idKeyword];
-    if (toolSchema && typeof id === "string" && id !== "" && !id.startsWith("#")) {
-      throw new SchemaError(
-        "SCHEMA_EXTERNAL_REF",
-        `schema refers outside itself: ${idKeyword} ${JSON.stringify(id)} at ${at(pointer)} names a document; a tool schema names none (put shared parts under $defs)`,
-        { pointer: `${pointer}/${idKeyword}`, ref: id },
-      );
-    }
-    const legacyId = draft === "draft-04" ? "$id" : "id";
-    if (typeof node[legacyId] === "string") {
-      unsupported(`${pointer}/${legacyId}`, `${legacyId} is not an identifier in ${draftName(draft)}, but the validator would treat it as one`);
-    }
-    if (node["$anchor"] !== undefined && (draft === "draft-04" || draft === "draft-06" || draft === "draft-07")) {
-      unsupported(`${pointer}/$anchor`, `$anchor is not part of ${draftName(draft)}, but the validator would treat it as an anchor`);
-    }
-    if (pointer !== "" && typeof node["$schema"] === "string") {
-      const inner = draftOfMetaschemaUri(node["$schema"]);
-      if (inner === undefined) {
-        throw new SchemaError(
-          "SCHEMA_EXTERNAL_REF",
-          `schema refers outside itself: $schema ${JSON.stringify(node["$schema"])} at ${pointer} is not a standard draft the compiler carries`,
-          { pointer: `${pointer}/$schema`, ref: node["$schema"] },
-        );
-      }
-      if (inner !== draft) {
-        unsupported(`${pointer}/$schema`, `$schema names ${draftName(inner)} inside a ${draftName(draft)} schema, and the validator evaluates one draft per schema`);
-      }
-    }
-    const patterns: [string, string][] = [];
-    if (typeof node["pattern"] === "string") patterns.push([node["pattern"], `${pointer}/pattern`]);
-    const pp = node["patternProperties"];
-    if (isObject(pp)) for (const p of Object.keys(pp)) patterns.push([p, `${pointer}/patternProperties`]);
-    for (const [p, where] of patterns) {
-      try {
-        new RegExp(p, "u");
-      } catch {
-        throw new SchemaError("SCHEMA_INVALID", `schema does not compile: ${JSON.stringify(p)} at ${where} is not a valid regular expression`, { pointer: where });
-      }
-    }
-  });
-}
-
-function draftName(draft: SchemaDraft): string {
-  return draft.startsWith("draft-") ? draft : `draft ${draft}`;
-}
-
-/** Refuses a schema its draft's metaschema refuses, naming the first problem. */
-function checkAgainstMetaschema(value: JsonValue, draft: SchemaDraft): void {
-  const meta = metaschemaOf(draft);
-  const lookup = metaschemaLookup();
-  const r = validate(value, meta, EVALUATOR_DRAFT[draft], lookup, false);
-  if (r.valid) return;
-  const first = toIssues(r.errors, meta, lookup, value)[0];
-  const where = first === undefined ? "" : first.instanceLocation;
-  const what = first === undefined ? "it does not match its metaschema" : first.message;
-  throw new SchemaError("SCHEMA_INVALID", `schema does not compile: the ${draftName(draft)} metaschema refuses ${where === "" ? "the root" : where}: ${what}`, { pointer: where });
-}
-
-/**
- * The 2020-12 metaschemas' $dynamicRefs are resolved for entry through the
- * dialect metaschema only (see metaschema-lookup.ts); refuse any other entry.
- */
-function checkMetaschemaEntry(r: FoundRef): void {
-  const doc = r.abs.split("#")[0]!;
-  if (doc.startsWith(META_2020_PREFIX) && doc !== META_2020_TOP) {
-    throw new SchemaError(
-      "SCHEMA_UNSUPPORTED_KEYWORD",
-      `schema uses a keyword the validator cannot evaluate correctly: ${r.keyword} ${JSON.stringify(r.ref)} at ${at(r.pointer)} enters a 2020-12 vocabulary metaschema, whose $dynamicRefs the validator can only resolve from the dialect metaschema`,
-      { pointer: `${r.pointer}/${r.keyword}` },
-    );
-  }
-}
 
 function deepFreeze<T>(v: T): T {
   if (typeof v === "object" && v !== null && !Object.isFrozen(v)) {

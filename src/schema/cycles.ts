@@ -1,6 +1,6 @@
 import type { Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
-import type { Lookup } from "./metaschema-lookup.js";
+import type { Lookup } from "./resolve.js";
 import { forEachSchemaObject, isObject, type SchemaObject } from "./walk.js";
 
 /** Keywords that apply their subschemas to the same value, not to a part of it. */

@@ -12,25 +12,7 @@ export const SCHEMA_DRAFTS: readonly SchemaDraft[] = ["draft-04", "draft-06", "d
 /** The draft a schema without `$schema` is read as. */
 export const DEFAULT_DRAFT: SchemaDraft = "2020-12";
 
-const META_URIS: Record<string, SchemaDraft> = {
-  "http://json-schema.org/draft-04/schema": "draft-04",
-  "http://json-schema.org/draft-06/schema": "draft-06",
-  "http://json-schema.org/draft-07/schema": "draft-07",
-  "https://json-schema.org/draft/2019-09/schema": "2019-09",
-  "https://json-schema.org/draft/2020-12/schema": "2020-12",
-};
-
-/** The draft a `$schema` value names (with or without an empty fragment), or undefined. */
-export function draftOfMetaschemaUri(uri: string): SchemaDraft | undefined {
-  const bare = uri.endsWith("#") ? uri.slice(0, -1) : uri;
-  return Object.prototype.hasOwnProperty.call(META_URIS, bare) ? META_URIS[bare] : undefined;
-}
-
-/** The canonical `$schema` URI of a draft, as its metaschema's id. */
-export function metaschemaUriOf(draft: SchemaDraft): string {
-  for (const [uri, d] of Object.entries(META_URIS)) if (d === draft) return draft.startsWith("draft-") ? `${uri}#` : uri;
-  throw new Error(`unknown draft ${draft}`);
-}
+export { draftOfMetaschemaUri, isCarriedMetaschema, META_2020_PREFIX, META_2020_TOP, metaschemaUriOf } from "./metaschema-uris.js";
 
 /**
  * Keywords the evaluator (@cfworker/json-schema) applies whatever the draft.
@@ -74,24 +56,3 @@ export const DRAFT_KEYWORDS: Record<SchemaDraft, ReadonlySet<string>> = {
   "2019-09": new Set(DRAFT2019),
   "2020-12": new Set(DRAFT2020),
 };
-
-/** The evaluator's name for each draft. Draft-06 is evaluated as draft-07 without if/then/else (refused above). */
-export const EVALUATOR_DRAFT = {
-  "draft-04": "4",
-  "draft-06": "7",
-  "draft-07": "7",
-  "2019-09": "2019-09",
-  "2020-12": "2020-12",
-} as const;
-
-/** Keywords holding one subschema. */
-export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
-  "additionalItems", "unevaluatedItems", "items", "contains", "additionalProperties", "unevaluatedProperties",
-  "propertyNames", "not", "if", "then", "else", "contentSchema",
-]);
-/** Keywords holding an array of subschemas. */
-export const SCHEMA_ARRAY_KEYWORDS: ReadonlySet<string> = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
-/** Keywords holding an object whose values are subschemas (`dependencies` values may also be arrays of names). */
-export const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
-  "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies",
-]);

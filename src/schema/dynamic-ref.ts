@@ -15,8 +15,8 @@
 import type { Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
 import { at, SchemaError } from "./errors.js";
-import { META_2020_PREFIX, META_2020_TOP } from "./metaschema-lookup.js";
-import { resolveTarget, type DocumentIndex, type FoundRef, type ResolveUri } from "./resolve.js";
+import { META_2020_PREFIX, META_2020_TOP } from "./metaschema-uris.js";
+import type { DocumentIndex, FoundRef, ResolveTarget, ResolveUri } from "./resolve.js";
 import { forEachSchemaObject, isObject, type SchemaObject } from "./walk.js";
 
 function unsupported(pointer: string, why: string): never {
@@ -27,7 +27,7 @@ function unsupported(pointer: string, why: string): never {
  * Rewrites every `$dynamicRef` of the document to a `$ref` (or refuses), and
  * returns the new references for the caller to resolve like any other.
  */
-export function resolveDynamicRefs(work: JsonValue, index: DocumentIndex, resolve: ResolveUri): FoundRef[] {
+export function resolveDynamicRefs(work: JsonValue, index: DocumentIndex, resolve: ResolveUri, resolveTarget: ResolveTarget): FoundRef[] {
   const { lookup, resourceOf, dynamicAnchors } = index;
   const edges = new Map<string, Set<string>>();
   const addEdge = (a: string, b: string | undefined): void => {

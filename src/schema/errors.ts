@@ -9,6 +9,7 @@ export type SchemaErrorCode = Extract<
   | "SCHEMA_EXTERNAL_REF"
   | "SCHEMA_UNSUPPORTED_KEYWORD"
   | "SCHEMA_INVALID"
+  | "SCHEMA_NEEDS_FULL_SUPPORT"
 >;
 
 /** The rule each code stands for, as conformance reports count them. */
@@ -19,6 +20,7 @@ export const SCHEMA_RULES: Record<SchemaErrorCode, string> = {
   SCHEMA_EXTERNAL_REF: "refers outside itself",
   SCHEMA_UNSUPPORTED_KEYWORD: "unsupported keyword",
   SCHEMA_INVALID: "does not compile",
+  SCHEMA_NEEDS_FULL_SUPPORT: "needs full schema support",
 };
 
 /**

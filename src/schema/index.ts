@@ -1,6 +1,7 @@
 /**
  * Self-contained JSON Schemas: compiled from the document alone (and the
- * standard metaschemas the compiler carries), validated without eval.
+ * standard metaschemas full schema support carries), validated without
+ * eval.
  *
  * @module
  */
@@ -8,6 +9,7 @@ export { compileSchema, type CompiledSchema, type CompileSchemaOptions, type Jso
 export { DEFAULT_DRAFT, SCHEMA_DRAFTS, type SchemaDraft } from "./drafts.js";
 export { SCHEMA_RULES, SchemaError, type SchemaErrorCode } from "./errors.js";
 export { type ValidationIssue, type ValidationResult } from "./issues.js";
+export { loadFullSchemaSupport } from "./load-full.js";
 export {
   array,
   boolean,

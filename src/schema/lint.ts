@@ -18,10 +18,10 @@
  *   checked exactly (idn-email, idn-hostname), where formats assert.
  */
 import type { JsonValue } from "../json/index.js";
-import { readSchema } from "./compile.js";
+import { readSchema } from "./rules.js";
 import { DEFAULT_DRAFT, draftOfMetaschemaUri } from "./drafts.js";
 import { at } from "./errors.js";
-import { formatSupport } from "./formats/index.js";
+import { formatSupport } from "./format-names.js";
 import { forEachSchemaObject, isObject } from "./walk.js";
 
 /** The codes the linter refuses with. */

@@ -1,22 +1,17 @@
 import { dereference, type Schema } from "@cfworker/json-schema";
-import { cloneJson, type JsonValue } from "../json/index.js";
-import { metaschemaUriOf, type SchemaDraft } from "./drafts.js";
+import type { JsonValue } from "../json/index.js";
+import type { SchemaDraft } from "./drafts.js";
+import { META_2020_TOP, metaschemaUriOf } from "./metaschema-uris.js";
 import { METASCHEMAS } from "./metaschemas.js";
+import type { Lookup } from "./resolve.js";
 import { forEachSchemaObject, isObject } from "./walk.js";
-
-/** The 2020-12 dialect metaschema, the one entry point its `$dynamicRef`s are resolved for. */
-export const META_2020_TOP = "https://json-schema.org/draft/2020-12/schema";
-/** The 2020-12 vocabulary metaschemas, which may only be reached through {@link META_2020_TOP}. */
-export const META_2020_PREFIX = "https://json-schema.org/draft/2020-12/";
-
-/** Schema lookup by absolute URI, as the evaluator uses it. */
-export type Lookup = Record<string, Schema | boolean>;
 
 let shared: Lookup | undefined;
 
 /**
- * The carried metaschemas, dereferenced once into a lookup that every
- * compiled schema inherits from (built on first use, never at import).
+ * The carried metaschemas (part of full schema support), dereferenced once
+ * into a lookup that every compiled schema inherits from once full support
+ * is loaded (built on first use, never at import).
  *
  * The evaluator has no `$dynamicRef`. In the 2020-12 metaschemas every
  * `$dynamicRef` is `"#meta"`, and when evaluation enters through the dialect
@@ -34,7 +29,7 @@ export function metaschemaLookup(): Lookup {
   if (shared !== undefined) return shared;
   const lookup: Lookup = Object.create(null) as Lookup;
   for (const original of METASCHEMAS) {
-    const meta = cloneJson(original);
+    const meta = JSON.parse(JSON.stringify(original)) as JsonValue; // plain JSON data: a deep copy
     forEachSchemaObject(meta, (node) => {
       delete node["format"];
       if (node["$dynamicRef"] === "#meta") {

@@ -14,11 +14,24 @@ import type { Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
 import { at, SchemaError } from "./errors.js";
-import type { Lookup } from "./metaschema-lookup.js";
 import { forEachSchemaObject, isObject, type SchemaObject } from "./walk.js";
+
+/** Schema lookup by absolute URI, as the evaluators use it. */
+export type Lookup = Record<string, Schema | boolean>;
 
 /** Resolves a URI reference against a base, returning the absolute URI. Throws on an invalid reference. */
 export type ResolveUri = (ref: string, base: string) => string;
+
+interface UrlLike {
+  readonly href: string;
+}
+/**
+ * Resolves with the platform's URL: Web-standard everywhere the core runs;
+ * typed locally so the core needs no DOM types, and looked up when called,
+ * never at import.
+ */
+export const resolveUri: ResolveUri = (ref, base) =>
+  new (globalThis as unknown as { URL: new (h: string, b?: string) => UrlLike }).URL(ref, base).href;
 
 /** A `$ref`-like keyword found in the document. */
 export interface FoundRef {
@@ -174,6 +187,9 @@ export function resolveTarget(index: DocumentIndex, abs: string, found: { ref: s
   lookup[abs] = node as Schema | boolean;
   return node as Schema | boolean;
 }
+
+/** {@link resolveTarget}'s type, for full support (which takes it from the core rather than share the module). */
+export type ResolveTarget = typeof resolveTarget;
 
 /** Stamps the absolute URI the evaluator follows on a reference. */
 export function stamp(node: SchemaObject, keyword: "$ref" | "$recursiveRef", abs: string): void {

@@ -1,5 +1,16 @@
 import type { JsonValue } from "../json/index.js";
-import { SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS } from "./drafts.js";
+
+/** Keywords holding one subschema. */
+export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  "additionalItems", "unevaluatedItems", "items", "contains", "additionalProperties", "unevaluatedProperties",
+  "propertyNames", "not", "if", "then", "else", "contentSchema",
+]);
+/** Keywords holding an array of subschemas. */
+export const SCHEMA_ARRAY_KEYWORDS: ReadonlySet<string> = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
+/** Keywords holding an object whose values are subschemas (`dependencies` values may also be arrays of names). */
+export const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
+  "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies",
+]);
 
 /** A schema object (not a boolean schema). */
 export type SchemaObject = { [key: string]: JsonValue };

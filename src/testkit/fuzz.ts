@@ -9,7 +9,7 @@
  * construction for raw-text mutations (a repeated key, an escaped lone
  * surrogate, nesting past 256, a trailing comma).
  */
-import { compileSchema, type CompiledSchema, type JsonSchema } from "../schema/index.js";
+import { compileSchema, loadFullSchemaSupport, type CompiledSchema, type JsonSchema } from "../schema/index.js";
 import { compileTool, ToolError, type Tool, type ToolContext } from "../tools/index.js";
 import { parseCallId, parseRunId } from "../ids.js";
 import { sha256HexSync, type JsonValue } from "../json/index.js";
@@ -363,6 +363,8 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
   const seed = options.seed ?? 1;
   const count = options.count ?? 1000;
   const rand = seededRandom(seed);
+  // The verdicts are @cfworker/json-schema's: full schema support.
+  await loadFullSchemaSupport();
   const compiled = compileTool(tool);
   const reference: CompiledSchema = compileSchema(compiled.inputSchema as JsonSchema, { evaluator: "reference" });
   const samples: FuzzSample[] = [];

@@ -18,7 +18,9 @@ const cache: Entry[] = [];
 
 /** @internal The compiled tool for a spec, from the cache or compiled now. */
 export function compiledFor(spec: ToolSpec<never>): CompiledTool<never> {
-  for (let k = 0; k < cache.length; k++) {
+  const first = cache[0];
+  if (first !== undefined && first.spec === spec) return first.tool;
+  for (let k = 1; k < cache.length; k++) {
     if (cache[k]!.spec === spec) return touch(k);
   }
   // Another object with the same content (a spec rebuilt per call) compiles

@@ -1,6 +1,8 @@
 import type { JsonBoundaryError, JsonValue } from "../json/index.js";
 import { tryParseJson } from "../json/index.js";
+import { acceptedJson } from "../json/parse.js";
 import type { CompiledSchema, ValidationIssue } from "../schema/index.js";
+import { issuesFunction } from "../schema/compile.js";
 
 /** Arguments the runtime accepts, parsed. */
 export interface ArgsAccepted<Args> {
@@ -30,8 +32,28 @@ export const MAX_LISTED_ISSUES = 8;
 const EMPTY_ARGS: JsonValue = Object.freeze({}) as JsonValue;
 
 function isBlank(raw: string | Uint8Array): boolean {
-  if (typeof raw === "string") return raw.trim() === "";
-  return raw.length === 0;
+  if (typeof raw !== "string") return raw.length === 0;
+  // Arguments almost always start with "{": no need to trim them to know.
+  const first = raw.charCodeAt(0);
+  return first > 0x20 && first < 0x7f ? false : raw.trim() === "";
+}
+
+/** The text of a refusal around its summary: what goes before it and after it. */
+type Frame = readonly [before: string, after: string];
+
+function frame(tool: string, failure: "invalid_json" | "invalid_arguments"): Frame {
+  if (failure === "invalid_json") {
+    return [
+      `Error: invalid arguments for ${tool}: the arguments are not valid JSON: `,
+      `\n[Next: Call ${tool} again with its arguments as one JSON object that matches its input schema.]\n` +
+        `[Recovery: Strict JSON only: no comments, trailing commas, repeated keys or unpaired surrogates. If you cannot write the arguments that way, stop and say why.]`,
+    ];
+  }
+  return [
+    `Error: invalid arguments for ${tool}: `,
+    `\n[Next: Call ${tool} again with arguments that match its input schema.]\n` +
+      `[Recovery: Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying.]`,
+  ];
 }
 
 /**
@@ -40,18 +62,8 @@ function isBlank(raw: string | Uint8Array): boolean {
  * name and the checker's own messages, never from an exception.
  */
 export function invalidArgumentsText(tool: string, failure: "invalid_json" | "invalid_arguments", summary: string): string {
-  if (failure === "invalid_json") {
-    return (
-      `Error: invalid arguments for ${tool}: the arguments are not valid JSON: ${summary}\n` +
-      `[Next: Call ${tool} again with its arguments as one JSON object that matches its input schema.]\n` +
-      `[Recovery: Strict JSON only: no comments, trailing commas, repeated keys or unpaired surrogates. If you cannot write the arguments that way, stop and say why.]`
-    );
-  }
-  return (
-    `Error: invalid arguments for ${tool}: ${summary}\n` +
-    `[Next: Call ${tool} again with arguments that match its input schema.]\n` +
-    `[Recovery: Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying.]`
-  );
+  const [before, after] = frame(tool, failure);
+  return before + summary + after;
 }
 
 function describeIssue(i: ValidationIssue): string {
@@ -65,25 +77,29 @@ function describeIssues(issues: readonly ValidationIssue[]): string {
   return listed.join("; ") + (more > 0 ? `; and ${more} more` : "");
 }
 
-/** Checks raw arguments against a compiled schema (the body of `CompiledTool.check`). */
-export function checkWith(tool: string, schema: CompiledSchema, raw: string | Uint8Array): ArgsCheck<JsonValue> {
-  let args: JsonValue;
-  if (isBlank(raw)) {
-    args = EMPTY_ARGS;
-  } else {
-    const parsed = tryParseJson(raw);
-    if (!parsed.ok) {
-      return {
-        valid: false,
-        failure: "invalid_json",
-        text: invalidArgumentsText(tool, "invalid_json", parsed.error.message),
-        jsonError: parsed.error,
-        issues: [],
-      };
+/**
+ * The body of `CompiledTool.check` for one tool: raw arguments against its
+ * compiled schema. The refusal texts' frames are made here, once per tool,
+ * so a refusal costs its summary and two concatenations.
+ */
+export function checker(tool: string, schema: CompiledSchema): (raw: string | Uint8Array) => ArgsCheck<JsonValue> {
+  const json = frame(tool, "invalid_json");
+  const args = frame(tool, "invalid_arguments");
+  const issuesOf = issuesFunction(schema);
+  return (raw) => {
+    let value: JsonValue | undefined;
+    if (isBlank(raw)) {
+      value = EMPTY_ARGS;
+    } else {
+      if (typeof raw === "string") value = acceptedJson(raw);
+      if (value === undefined) {
+        const parsed = tryParseJson(raw);
+        if (!parsed.ok) return { valid: false, failure: "invalid_json", text: json[0] + parsed.error.message + json[1], jsonError: parsed.error, issues: [] };
+        value = parsed.value;
+      }
     }
-    args = parsed.value;
-  }
-  const r = schema.validate(args);
-  if (r.valid) return { valid: true, args };
-  return { valid: false, failure: "invalid_arguments", text: invalidArgumentsText(tool, "invalid_arguments", describeIssues(r.issues)), jsonError: undefined, issues: r.issues };
+    const issues = issuesOf(value);
+    if (issues === undefined) return { valid: true, args: value };
+    return { valid: false, failure: "invalid_arguments", text: args[0] + describeIssues(issues) + args[1], jsonError: undefined, issues };
+  };
 }

@@ -1,7 +1,7 @@
 import { IsoagentError, isIsoagentError, type IsoagentErrorCode } from "../errors.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { compileSchema, SchemaError, type CompiledSchema, type JsonSchema, type SchemaErrorCode } from "../schema/index.js";
-import { checkWith, type ArgsCheck } from "./check.js";
+import { checker, type ArgsCheck } from "./check.js";
 import { lintToolSchema } from "../schema/lint.js";
 import { isStandardSchema, standardJsonSchema } from "./standard.js";
 import {
@@ -199,7 +199,7 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
     activity: spec.activity,
     wantsAnswer: spec.wantsAnswer === true,
     schema,
-    check: (rawArgs) => checkWith(name, schema, rawArgs) as ArgsCheck<Args>,
+    check: checker(name, schema) as (rawArgs: string | Uint8Array) => ArgsCheck<Args>,
   };
   return Object.freeze(tool);
 }

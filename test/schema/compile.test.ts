@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { compileSchema, isIsoagentError, SchemaError, type JsonValue } from "../../src/index.js";
+import { compileSchema, isIsoagentError, loadFullSchemaSupport, SchemaError, type JsonValue } from "../../src/index.js";
+
+// These tests reach what only full schema support has (formats, @cfworker,
+// the carried metaschemas); the core alone is tested in full-support.test.ts.
+await loadFullSchemaSupport();
 
 function refusal(schema: unknown, options?: Parameters<typeof compileSchema>[1]): { code: string; message: string; rule: string; pointer: string | undefined } {
   try {

@@ -2,8 +2,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.js";
-import { compileSchema, type CompiledSchema, type JsonValue, type SchemaDraft } from "../../src/index.js";
+import { compileSchema, loadFullSchemaSupport, type CompiledSchema, type JsonValue, type SchemaDraft } from "../../src/index.js";
 import { suiteDir } from "../helpers/suites.js";
+
+// These tests reach what only full schema support has (formats, @cfworker,
+// the carried metaschemas); the core alone is tested in full-support.test.ts.
+await loadFullSchemaSupport();
 
 /**
  * The fast evaluator must give @cfworker/json-schema's verdict, and the same

@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { runFormatConformance } from "../../scripts/lib/schema-conformance.js";
-import { compileSchema, isIsoagentError } from "../../src/index.js";
+import { compileSchema, isIsoagentError, loadFullSchemaSupport } from "../../src/index.js";
 import { FORMAT_CHECKERS, formatSupport, UNCHECKED_FORMATS } from "../../src/schema/formats/index.js";
 import { punycodeDecode, punycodeEncode } from "../../src/schema/formats/punycode.js";
 import { suiteDir } from "../helpers/suites.js";
+
+// These tests reach what only full schema support has (formats, @cfworker,
+// the carried metaschemas); the core alone is tested in full-support.test.ts.
+await loadFullSchemaSupport();
 
 const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { runSchemaConformance } from "../../scripts/lib/schema-conformance.js";
+import { loadFullSchemaSupport } from "../../src/index.js";
 import { suiteDir } from "../helpers/suites.js";
+
+// The suite needs full schema support (unevaluated*, formats, metaschemas).
+await loadFullSchemaSupport();
 
 const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
 

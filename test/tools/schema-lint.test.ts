@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkArgs, compileSchema, compileTool, ToolSpecError, type ToolSpec } from "../../src/index.js";
+import { checkArgs, compileSchema, compileTool, loadFullSchemaSupport, ToolSpecError, type ToolSpec } from "../../src/index.js";
+
+// These tests reach what only full schema support has (formats, @cfworker,
+// the carried metaschemas); the core alone is tested in full-support.test.ts.
+await loadFullSchemaSupport();
 
 const base = { name: "send", description: "Send a message.", sideEffect: "read_only", timeoutMs: 1_000 } as const;
 

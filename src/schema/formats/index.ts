@@ -1,9 +1,9 @@
 /**
- * The `format` checkers: synchronous, exact, without eval, in a module of
- * their own (so that a build can load them apart from the core). Every
- * format the JSON Schema drafts define is either checked here, exactly as
- * its RFC says, or named in {@link UNCHECKED_FORMATS}: a format that cannot
- * be checked exactly is never approximated.
+ * The `format` checkers: synchronous, exact, without eval, part of full
+ * schema support (loaded apart from the core). Every format the JSON Schema
+ * drafts define is either checked here, exactly as its RFC says, or named
+ * in `UNCHECKED_FORMATS` (format-names.ts): a format that cannot be checked
+ * exactly is never approximated.
  *
  * @example
  * ```ts
@@ -46,22 +46,4 @@ export const FORMAT_CHECKERS: Readonly<Record<string, FormatChecker>> = Object.f
   }),
 );
 
-/**
- * Standard formats that are not checked, because an exact check needs
- * tables the core does not carry: `idn-hostname` (IDNA2008 over Unicode
- * labels, with the mappings of the lookup protocol) and `idn-email` (whose
- * domain is an idn-hostname). Asserting one of them is refused, never
- * approximated.
- */
-export const UNCHECKED_FORMATS: readonly string[] = ["idn-email", "idn-hostname"];
-
-/**
- * What asserting a format means: "checked" (a checker of this module),
- * "unchecked" (a standard format it cannot check exactly: refused where
- * formats assert), or "annotation" (a format no draft defines, such as
- * zod's `cuid` or `base64`: never checked, as the drafts say).
- */
-export function formatSupport(name: string): "checked" | "unchecked" | "annotation" {
-  if (FORMAT_CHECKERS[name] !== undefined) return "checked";
-  return UNCHECKED_FORMATS.includes(name) ? "unchecked" : "annotation";
-}
+export { formatSupport, UNCHECKED_FORMATS } from "../format-names.js";

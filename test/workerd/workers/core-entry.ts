@@ -3,7 +3,7 @@
  * saw. It also tries to generate code from a string, to prove the isolate
  * refuses it: a pass here means the core needed no eval.
  */
-import { canonicalJson, checkArgs, compileSchema, hashJson, strictObject, string, integer, type ToolSpec } from "../../../src/index.js";
+import { canonicalJson, checkArgs, compileSchema, hashJson, isIsoagentError, loadFullSchemaSupport, strictObject, string, integer, type ToolSpec } from "../../../src/index.js";
 
 const spec: ToolSpec = {
   name: "read_file",
@@ -32,6 +32,16 @@ export default {
     } catch (e) {
       external = (e as Error).message;
     }
+    // The metaschema reference needs full schema support: refused before it
+    // is loaded, taken after (the lazy chunk loads inside workerd).
+    let beforeLoad: string;
+    try {
+      compileSchema({ $ref: "https://json-schema.org/draft/2020-12/schema" });
+      beforeLoad = "compiled";
+    } catch (e) {
+      beforeLoad = isIsoagentError(e, "SCHEMA_NEEDS_FULL_SUPPORT") ? e.code : String(e);
+    }
+    await loadFullSchemaSupport();
     const dynamic = compileSchema({
       $id: "https://example.com/string-list",
       $ref: "list",
@@ -44,6 +54,7 @@ export default {
       codegen,
       checks,
       external,
+      beforeLoad,
       dynamic: [dynamic.validate(["a"]).valid, dynamic.validate([1]).valid],
       metaschemaRef: compileSchema({ $ref: "https://json-schema.org/draft/2020-12/schema" }).validate({ type: 5 }).valid,
       canonical: canonicalJson({ b: 1, a: [true, null] }),

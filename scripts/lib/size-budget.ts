@@ -1,0 +1,56 @@
+/**
+ * The size budget of the core: bytes, minified and gzipped, of the chunks
+ * every load of an entry fetches (scripts/lib/bundle.ts: entryBundle).
+ * It only ratchets down: a change that makes an entry larger than its
+ * budget fails `npm test` and `npm run build`; one that makes it smaller
+ * by more than {@link SLACK_BYTES} fails until the budget is lowered to
+ * the new size.
+ */
+import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
+
+/**
+ * Bytes, minified and gzipped: what issue 18 reached, rounded up to 100
+ * bytes, with what the work merged beside it added (MCP's ToolContext
+ * progress and putArtifact, the preview's permit: +0.5 KB).
+ */
+export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
+  index: 44_800,
+  driver: 39_600,
+};
+
+/** How far under its budget an entry may be before the budget must come down. */
+export const SLACK_BYTES = 512;
+
+export interface BudgetLine {
+  readonly name: keyof typeof SIZE_ENTRIES;
+  readonly bundle: SplitBundle;
+  readonly budget: number;
+  /** What is wrong, or undefined. */
+  readonly problem: string | undefined;
+}
+
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
+
+/** Each entry against its budget. */
+export async function checkBudget(): Promise<BudgetLine[]> {
+  const lines: BudgetLine[] = [];
+  for (const name of Object.keys(SIZE_ENTRIES) as (keyof typeof SIZE_ENTRIES)[]) {
+    const bundle = await entryBundle(name);
+    const budget = SIZE_BUDGET[name];
+    const now = `${bundle.gzipBytes} bytes (${kb(bundle.gzipBytes)}) minified and gzipped`;
+    const problem =
+      bundle.gzipBytes > budget
+        ? `${name} is ${now}, over its budget of ${budget} bytes (${kb(budget)})`
+        : budget - bundle.gzipBytes > SLACK_BYTES
+          ? `${name} is ${now}, more than ${SLACK_BYTES} bytes under its budget of ${budget}: lower SIZE_BUDGET.${name} in scripts/lib/size-budget.ts to ${bundle.gzipBytes} (it only ratchets down)`
+          : undefined;
+    lines.push({ name, bundle, budget, problem });
+  }
+  return lines;
+}
+
+/** One line per entry, as the build prints it. */
+export function describeBudget(line: BudgetLine): string {
+  const lazy = line.bundle.lazy.gzipBytes > 0 ? `; loaded on demand: ${kb(line.bundle.lazy.gzipBytes)}` : "";
+  return `${line.name} (${SIZE_ENTRIES[line.name]}): ${kb(line.bundle.gzipBytes)} min+gz every load (${kb(line.bundle.minBytes)} minified), budget ${kb(line.budget)}${lazy}`;
+}
