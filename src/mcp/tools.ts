@@ -8,7 +8,7 @@
  * it is called); results become untrusted content with artifacts; the call's
  * idempotency key and run id travel in `_meta`.
  */
-import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import { compileSchema, loadFullSchemaSupport, type CompiledSchema } from "../schema/index.js";
 import { abortRun, compileTool, ToolError, type OutputPolicy, type ReconcileHook, type ResourceRef, type Tool, type ToolContext } from "../tools/index.js";
 import { isIsoagentError } from "../errors.js";
 import { cleanText } from "../driver/hygiene.js";
@@ -101,6 +101,21 @@ function transportError(server: string, tool: string, readOnly: boolean, e: unkn
  * console.log(weather.refused) // [{ name: "remote_schema", code: "SCHEMA_EXTERNAL_REF", reason: "..." }]
  * ```
  */
+/**
+ * Compiles, loading full schema support first when the schema needs it: a
+ * server's schemas often assert formats (`uri`, `date-time`), and a listing
+ * is asynchronous anyway, so MCP users never have to load it themselves.
+ */
+async function withFullSupport<T>(compile: () => T): Promise<T> {
+  try {
+    return compile();
+  } catch (e) {
+    if (!(isIsoagentError(e) && e.code === "SCHEMA_NEEDS_FULL_SUPPORT")) throw e;
+    await loadFullSchemaSupport();
+    return compile();
+  }
+}
+
 export async function mcpTools(connection: McpConnection, options: McpToolsOptions = {}): Promise<McpToolSet> {
   const prefix = options.prefix ?? "";
   if (typeof prefix !== "string" || !/^[A-Za-z0-9_-]{0,32}$/.test(prefix)) throw new McpError("MCP_OPTIONS_INVALID", "prefix must be at most 32 of [A-Za-z0-9_-]");
@@ -144,7 +159,10 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     const name = `${prefix}${def.name}`;
     try {
       let outputSchema: CompiledSchema | undefined;
-      if (def.outputSchema !== undefined) outputSchema = compileSchema(def.outputSchema, { toolSchema: true });
+      if (def.outputSchema !== undefined) {
+        const schema = def.outputSchema;
+        outputSchema = await withFullSupport(() => compileSchema(schema, { toolSchema: true }));
+      }
       const custom = options.classify?.(def);
       const c = classifyTool(def.annotations, options.trustAnnotations === true, custom);
       const description = cleanText(def.description ?? def.title ?? "").text.trim();
@@ -217,7 +235,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
           return presentResult(server, def.name, r, (bytes) => ctx.putArtifact(bytes), notes);
         },
       };
-      compileTool(tool);
+      await withFullSupport(() => compileTool(tool));
       pinned.set(def.name, definitionHash(def));
       if (c.idempotent === true && !readOnly) idempotent.add(name);
       tools.push(tool);
