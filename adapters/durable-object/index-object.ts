@@ -6,7 +6,7 @@
  * from its alarm.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { RunFilter, RunStatus, RunSummary } from "../../src/index.js";
+import type { RunFilter, RunHead, RunStatus } from "../../src/index.js";
 
 export class RunIndex extends DurableObject<unknown> {
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -16,7 +16,7 @@ export class RunIndex extends DurableObject<unknown> {
   }
 
   /** Records a run's summary unless the index already has a later one. */
-  report(s: RunSummary): void {
+  report(s: RunHead): void {
     this.ctx.storage.sql.exec(
       "INSERT INTO runs (runId, status, createdAt, updatedAt, seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT (runId) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt, seq = excluded.seq WHERE excluded.seq >= runs.seq",
       s.runId,
@@ -27,13 +27,13 @@ export class RunIndex extends DurableObject<unknown> {
     );
   }
 
-  list(filter: RunFilter = {}): RunSummary[] {
+  list(filter: RunFilter = {}): RunHead[] {
     const statuses = filter.status ?? [];
     const where = statuses.length > 0 ? `WHERE status IN (${statuses.map(() => "?").join(", ")})` : "";
     const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
     return this.ctx.storage.sql
       .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number }>(`SELECT runId, status, createdAt, updatedAt, seq FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`, ...statuses, limit)
       .toArray()
-      .map((r) => ({ runId: r.runId as RunSummary["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq }));
+      .map((r) => ({ runId: r.runId as RunHead["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq }));
   }
 }

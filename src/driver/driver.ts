@@ -3,7 +3,7 @@ import { randomIds, type ApprovalId, type RunId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json/index.js";
 import { seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
 import { allowAll } from "../policy/index.js";
-import { memoryStore, type RunFilter, type RunSummary } from "../store/index.js";
+import { memoryStore, type LeaseView, type RunFilter, type RunSummary } from "../store/index.js";
 import { compileTools, type Tool } from "../tools/index.js";
 import { randomUuid, type AbortSignalLike } from "../web.js";
 import { shapeChecker, shapeHash, type DriverContext, type ToolEntry } from "./context.js";
@@ -34,8 +34,10 @@ export interface Driver {
   cancel(runId: RunId, options: { by: string; reason?: string }): Promise<RunState>;
   /** The run's state, from its journal. */
   state(runId: RunId): Promise<RunState>;
-  /** Runs in the store, most recently updated first. */
+  /** Runs in the store, most recently updated first, each with its lease. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
+  /** Who holds the run's lease and until when, by the store's clock (in the past once expired); null when none is held. */
+  lease(runId: RunId): Promise<LeaseView | null>;
   /** The run's events from `fromSeq`. */
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
   /** What a streaming agent has said so far in the step this driver is deciding for the run (not journaled). */
@@ -109,6 +111,7 @@ export function createDriver(options: DriverOptions): Driver {
 
   const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => {
     const s = await loadState(ctx.store, runId);
+    const lease = stopped === "busy" ? await ctx.store.lease(runId) : undefined;
     return {
       runId,
       status: s.status,
@@ -117,6 +120,7 @@ export function createDriver(options: DriverOptions): Driver {
       ...(s.output !== undefined ? { output: s.output } : {}),
       ...(s.failure !== undefined ? { failure: s.failure } : {}),
       ...(stopped !== undefined ? { stopped } : {}),
+      ...(lease !== undefined ? { lease } : {}),
     };
   };
 
@@ -165,6 +169,7 @@ export function createDriver(options: DriverOptions): Driver {
     cancel: (runId, opts) => cancel(ctx, runId, opts),
     state: (runId) => loadState(ctx.store, runId),
     listRuns: (filter) => ctx.store.listRuns(filter),
+    lease: (runId) => ctx.store.lease(runId),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
     progress: (runId) => ctx.progress.get(runId),
   };

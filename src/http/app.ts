@@ -20,6 +20,7 @@ import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids
 import { tryParseJson, type JsonValue } from "../json/index.js";
 import { TERMINAL_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import type { LeaseView } from "../store/index.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { after } from "../web.js";
@@ -119,8 +120,12 @@ function ids<T>(parse: (v: unknown) => T, value: string | undefined): T {
   }
 }
 
-/** The state of a run as the API shows it. */
-function view(s: RunState): Record<string, unknown> {
+/**
+ * The state of a run as the API shows it, with its lease (who drives it and
+ * until when, by the store's clock; null when nobody holds it): the lease is
+ * store state, not journal state.
+ */
+function view(s: RunState, lease: LeaseView | null): Record<string, unknown> {
   return {
     runId: s.runId,
     status: s.status,
@@ -133,6 +138,7 @@ function view(s: RunState): Record<string, unknown> {
     ...(s.failure !== undefined ? { failure: s.failure } : {}),
     ...(s.cancelled !== undefined ? { cancelled: s.cancelled } : {}),
     approvals: Object.values(s.approvals).filter((a) => a.status === "pending"),
+    lease,
   };
 }
 
@@ -229,7 +235,11 @@ export function createHttpApp(options: HttpAppOptions): Hono {
     return c.json({ runs });
   });
 
-  app.get("/runs/:id", async (c) => c.json({ run: view(await backend.state(ids(parseRunId, c.req.param("id")))) }));
+  app.get("/runs/:id", async (c) => {
+    const runId = ids(parseRunId, c.req.param("id"));
+    const state = await backend.state(runId);
+    return c.json({ run: view(state, await backend.lease(runId)) });
+  });
 
   app.get("/runs/:id/approvals", async (c) => {
     const state = await backend.state(ids(parseRunId, c.req.param("id")));

@@ -7,13 +7,15 @@ import type { ApprovalAnswer, Settlement } from "../driver/index.js";
 import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { JournalEvent, RunState } from "../journal/index.js";
-import type { RunFilter, RunSummary } from "../store/index.js";
+import type { LeaseView, RunFilter, RunSummary } from "../store/index.js";
 
 export interface RunsBackend {
   /** Creates a run and starts driving it. */
   create(task: JsonValue): Promise<RunId>;
   list(filter: RunFilter): Promise<RunSummary[]>;
   state(runId: RunId): Promise<RunState>;
+  /** Who holds the run's lease and until when (by the store's clock), or null. */
+  lease(runId: RunId): Promise<LeaseView | null>;
   events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
   /** Answers an approval; the run is then driven on. */
   approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
@@ -41,6 +43,7 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     },
     list: (filter) => store.listRuns(filter),
     state: (runId) => driver.state(runId),
+    lease: (runId) => driver.lease(runId),
     events: (runId, fromSeq) => driver.events(runId, fromSeq),
     async approve(runId, approvalId, answer) {
       await driver.approve(runId, approvalId, answer);

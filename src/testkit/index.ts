@@ -10,3 +10,4 @@ export { sequentialIds } from "../ids.js";
 export { fuzz, seededRandom, type FuzzOptions, type FuzzReport, type FuzzSample, type SampleKind } from "./fuzz.js";
 export { baselineOf, CRASH_POINTS, crashTest, judge, recoveryOf, type Baseline, type CrashPoint, type CrashResult, type CrashScenario, type CrashTestOptions, type Execution, type RunRecord, type ScenarioWorld } from "./crash.js";
 export { listScenario, type WorldStorage } from "./scenarios.js";
+export { findStranded, type FindStrandedOptions, type StrandedRun } from "./stranded.js";

@@ -60,15 +60,19 @@ function decode(v: unknown): unknown {
   return v;
 }
 
-/** A Store whose every call crosses into workerd and reaches the run objects over Durable Object RPC. */
-function remoteStore(): Store {
+/**
+ * A Store whose every call crosses into workerd: over `route` "store", to the
+ * run objects over Durable Object RPC (durableObjectStore); over "local", to
+ * the store a run object's own host drives its run on (localStore).
+ */
+function remoteStore(route: "store" | "local" = "store"): Store {
   const call = (method: string) => async (...args: unknown[]) => {
-    const res = await mf.dispatchFetch(`http://localhost/test/store/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
+    const res = await mf.dispatchFetch(`http://localhost/test/${route}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
     const r = (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string; actualSeq?: number } };
     if (!r.ok) throw new StoreError(r.error!.code as never, r.error!.message, r.error!.actualSeq === undefined ? {} : { actualSeq: r.error!.actualSeq });
     return decode(r.value);
   };
-  const methods = ["createRun", "append", "read", "acquireLease", "renewLease", "releaseLease", "listRuns", "putArtifact", "getArtifact", "putSnapshot", "getSnapshot"];
+  const methods = ["createRun", "append", "read", "acquireLease", "renewLease", "releaseLease", "lease", "listRuns", "putArtifact", "getArtifact", "putSnapshot", "getSnapshot"];
   return Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as Store;
 }
 
@@ -77,6 +81,14 @@ describe("the Durable Object store over RPC, in workerd", () => {
     name: "durable object (RPC)",
     test: (name, fn) => it(name, fn, 30_000),
     create: () => ({ store: remoteStore(), advance: (ms) => sleep(ms) }),
+  });
+});
+
+describe("the store a run object's own host drives its run on (localStore), in workerd", () => {
+  runStoreConformance({
+    name: "durable object (host's local store)",
+    test: (name, fn) => it(name, fn, 30_000),
+    create: () => ({ store: remoteStore("local"), advance: (ms) => sleep(ms) }),
   });
 });
 

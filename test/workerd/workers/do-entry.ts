@@ -17,7 +17,7 @@
  * The marks of crashes already made are in memory (the harness's, not the run's).
  */
 import { DurableObject } from "cloudflare:workers";
-import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, wire, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
 import { createDriver, defineTool, isIsoagentError, rulesPolicy, seal, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JournalEvent, type JsonValue, type RunCreated, type SideEffect, type Store, type Tool } from "../../../src/index.js";
 import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
 import { RunSql } from "../../../adapters/durable-object/sql.js";
@@ -180,6 +180,13 @@ const Base = defineRunObject<Env>({
 });
 
 export class RunObject extends Base {
+  /** The Store the object's own host drives its run on, for the conformance suite (its runs are not hosted: no alarm drives them). */
+  testLocal(method: string, args: unknown[]): Promise<unknown> {
+    // (protected in defineRunObject's class, which its declared type does not show)
+    const host = this as unknown as { localStore(sync: boolean, hosted: boolean): Record<string, (...a: unknown[]) => Promise<unknown>> };
+    const store = host.localStore(false, false);
+    return wire(() => store[method]!(...args));
+  }
   /** Sets where the hosted run will crash. */
   testPlan(runId: string, point: string | null): void {
     if (point !== null) PLANS.set(runId, point);
@@ -224,6 +231,18 @@ export default {
         if (!isIsoagentError(e)) throw e;
         return Response.json({ ok: false, error: { code: e.code, message: e.message, actualSeq: (e as { actualSeq?: number }).actualSeq } });
       }
+    }
+    if (url.pathname.startsWith("/test/local/")) {
+      // The run object's local store (its host's), reached in the object of
+      // the run each call names: one run per object.
+      const method = url.pathname.slice("/test/local/".length);
+      const args = decode(await request.json()) as unknown[];
+      const first = args[0] as { runId?: string } | string | undefined;
+      const runId = typeof first === "string" ? first : (first?.runId ?? null);
+      // A run-less call (artifacts, listing) may go to any object.
+      const stub = env.RUNS.getByName(runId ?? "local-store-any") as unknown as RunObject;
+      const r = (await stub.testLocal(method, args)) as { ok: boolean; value?: unknown; error?: unknown };
+      return Response.json(r.ok ? { ok: true, value: encode(r.value ?? null) } : r);
     }
     if (url.pathname.startsWith("/test/workspace/")) {
       const [, , , name, method] = url.pathname.split("/");
