@@ -6,7 +6,7 @@
  * drives it).
  */
 import { TERMINAL_STATUSES, type RunHead, type RunSummary } from "../../src/index.js";
-import { runObject, type RunBindings } from "./run-object.js";
+import { runObject, type RunBindings } from "./api.js";
 import { unwire } from "./wire.js";
 
 /** The listed runs, each with its lease as its object keeps it. */

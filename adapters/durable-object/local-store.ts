@@ -6,7 +6,7 @@
 import { sha256HexSync, type AppendGuard, type JournalEvent, type RunCreated, type RunFilter, type RunId, type RunStatus, type Store } from "../../src/index.js";
 import type { RunIndex } from "./index-object.js";
 import { listWithLeases } from "./leases.js";
-import { artifactShard, runObject, type RunBindings } from "./run-object.js";
+import { artifactShard, runObject, type RunBindings } from "./api.js";
 import type { RunSql } from "./sql.js";
 import { unwire } from "./wire.js";
 

@@ -18,159 +18,31 @@ import {
   createDriver,
   StoreError,
   TERMINAL_STATUSES,
-  type Agent,
   type ApprovalAnswer,
   type ApprovalId,
   type AppendGuard,
-  type ArtifactRef,
   type Driver,
-  type Faults,
   type JournalEvent,
   type JsonValue,
   type Lease,
-  type LeaseView,
-  type Limits,
-  type Policy,
-  type ReconcileHook,
   type RunCreated,
   type RunId,
   type RunOutcome,
-  type RunState,
   type RunStatus,
   type Settlement,
   type Snapshot,
-  type StepProgress,
   type Store,
-  type Tool,
 } from "../../src/index.js";
-import type { RunIndex } from "./index-object.js";
+import { Alarm } from "./alarm.js";
+import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
 import { localStore } from "./local-store.js";
 import { RunSql } from "./sql.js";
-import { unwire, wire, type Wire } from "./wire.js";
+import { wire } from "./wire.js";
 
-/** The bindings a run object needs: its own namespace (for artifact shards) and the index. */
-export interface RunBindings {
-  readonly RUNS: DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
-  readonly RUN_INDEX: DurableObjectNamespace<RunIndex>;
-}
+import type { HostContext, RunObjectConfig } from "./config.js";
 
-/** What a hosted run is given, per object. */
-export interface HostContext<Env> {
-  readonly env: Env;
-  readonly runId: RunId;
-  /** The task the run was created with. */
-  readonly task: JsonValue;
-  readonly storage: DurableObjectStorage;
-  /** The object's state (its storage, alarms, and `abort()`, which resets it). */
-  readonly state: DurableObjectState;
-}
-
-/** How the run objects of a deployment drive their runs. */
-export interface RunObjectConfig<Env extends RunBindings> {
-  agent(ctx: HostContext<Env>): Agent;
-  tools(ctx: HostContext<Env>): readonly Tool<never, unknown>[];
-  policy?(ctx: HostContext<Env>): Policy;
-  reconcile?(ctx: HostContext<Env>): ReconcileHook;
-  secrets?(env: Env): readonly string[];
-  readonly limits?: Partial<Limits>;
-  /** Default 15,000 ms. */
-  readonly leaseTtlMs?: number;
-  /**
-   * How a call's start is made durable before its side effect.
-   *
-   * - `"output-gate"` (default): nothing extra. Safe when every effect of the
-   *   tools is a message leaving the object (fetch, RPC to another object or
-   *   service, a WebSocket message: the output gate holds it until the start
-   *   is confirmed) or a write to this object's own storage (committed in
-   *   order after the start, or lost with it).
-   * - `"sync"`: `await storage.sync()` before each effect (one more fsync per
-   *   effectful step). Use it when a tool can act outside both, e.g. on state
-   *   shared in the isolate's memory or through writes that opt out of the gate.
-   */
-  durability?(ctx: HostContext<Env>): "output-gate" | "sync";
-  /** @internal Fault injection for the crash tests. */
-  faults?(ctx: HostContext<Env>): Faults | undefined;
-  /** @internal Fault injection at the await points of an operator's operation (the crash tests reset the object there). */
-  operatorFaults?(ctx: HostContext<Env>): { at(op: OperatorOp, point: OperatorPoint): void | Promise<void> } | undefined;
-}
-
-/** An operator's operation on a hosted run, for fault injection. */
-export type OperatorOp = "approve" | "deny" | "settle" | "cancel";
-
-/**
- * The await points of an operator's operation on a hosted run, in order:
- * before anything, after the alarm is armed, after the answer is appended
- * (before the index hears of it), after the index heard, after the drive
- * was started (before the caller is answered).
- */
-export type OperatorPoint = "begin" | "armed" | "appended" | "reported" | "driving";
-
-/** What a run object says of its run when asked by the index's sweep or a check. */
-export interface RunCheck {
-  readonly runId: RunId;
-  readonly status: RunStatus;
-  readonly seq: number;
-  readonly updatedAt: number;
-  readonly lease: LeaseView | null;
-  /** When the object's alarm is set for, or null when none is. */
-  readonly alarmAt: number | null;
-  /** Whether the object's own host drives the run (else a driver elsewhere does). */
-  readonly hosted: boolean;
-  /** The object's clock when it answered. */
-  readonly now: number;
-  /**
-   * Runnable (running) with no live lease for longer than the grace period,
-   * and, when hosted, no alarm due within it: nothing will ever drive it.
-   */
-  readonly stranded: boolean;
-  /** What the check did about it, when asked to heal: "reported" (the index was behind), "armed" (the alarm was set). */
-  readonly healed: readonly ("reported" | "armed")[];
-}
-
-/** The RPC surface of a run object (store, host, artifacts). */
-export interface RunObjectApi {
-  storeCreateRun(first: RunCreated): Promise<Wire<null>>;
-  storeAppend(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<Wire<{ seq: number; hash: string }>>;
-  storeRead(runId: RunId, fromSeq: number): Promise<Wire<JournalEvent[]>>;
-  storeAcquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Wire<Lease | null>>;
-  storeRenewLease(lease: Lease, ttlMs: number): Promise<Wire<Lease | null>>;
-  storeReleaseLease(lease: Lease): Promise<Wire<null>>;
-  storeLease(runId: RunId): Promise<Wire<LeaseView | null>>;
-  storePutSnapshot(runId: RunId, snapshot: Snapshot): Promise<Wire<null>>;
-  storeGetSnapshot(runId: RunId): Promise<Wire<Snapshot | null>>;
-  storeConfirm(): Promise<Wire<null>>;
-  artifactPut(bytes: Uint8Array): Promise<Wire<ArtifactRef>>;
-  artifactGet(sha256: string): Promise<Wire<Uint8Array | null>>;
-  host(runId: RunId, task: JsonValue): Promise<Wire<RunId>>;
-  hostState(runId: RunId): Promise<Wire<RunState>>;
-  hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
-  hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
-  hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<Wire<null>>;
-  hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
-  /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
-  hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
-  /** Drives the hosted run now (tests; the alarm does it otherwise). */
-  hostDrive(): Promise<Wire<RunOutcome | null>>;
-  /**
-   * The run's lease, alarm and status, judged stranded or not after `graceMs`
-   * (default 0); with `heal`, an index that is behind is told, and a
-   * stranded hosted run's alarm is set. Null when the object holds no run.
-   */
-  hostCheck(options: { heal: boolean; graceMs?: number }): Promise<Wire<RunCheck | null>>;
-}
-
-/**
- * A run object's stub, typed by its API (Workers' RPC stub types recurse too
- * deep on a run's state for the compiler; the values are the same).
- */
-export function runObject(ns: RunBindings["RUNS"], name: string): RunObjectApi {
-  return ns.getByName(name) as unknown as RunObjectApi;
-}
-
-/** The shard object that keeps an artifact: by the first two hex digits of its SHA-256. */
-export function artifactShard(sha256: string): string {
-  return `artifacts:${sha256.slice(0, 2)}`;
-}
+export { artifactShard, runObject, type HostFaultPoint, type OperatorOp, type OperatorPoint, type RunBindings, type RunCheck, type RunObjectApi } from "./api.js";
+export type { HostContext, RunObjectConfig } from "./config.js";
 
 /** How soon a run that is running but not driven (busy, the agent unreachable, an error) is tried again. */
 const RETRY_MS = 5_000;
@@ -210,18 +82,12 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private again = false;
     /** The operator's operation under way, for fault injection at its append. */
     private operating: OperatorOp | undefined;
-    /**
-     * When the alarm is set for, as this incarnation last set or read it
-     * (undefined: not known). Trusted only while it is in the future: an
-     * alarm due in the past may have fired, or been lost (workerd logs
-     * "alarm overdue ... AlarmManager mismatch" after a kill), so it is read
-     * again and set again.
-     */
-    private alarmAt: number | null | undefined;
+    private readonly alarmClock: Alarm;
 
     constructor(ctx: DurableObjectState, env: Env) {
       super(ctx, env);
       this.sql = new RunSql(ctx.storage, () => Date.now());
+      this.alarmClock = new Alarm(ctx.storage);
     }
 
     // ---- the store, over RPC ---------------------------------------------------
@@ -247,7 +113,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private async appendHere(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const before = this.sql.summary()?.status;
       const head = this.sql.append(runId, events, guard, status);
-      if (guard.lease === undefined && this.operating !== undefined) await this.fault(this.operating, "appended");
+      if (guard.lease === undefined && this.operating !== undefined) await this.fault(`${this.operating}/appended`);
       await this.report(before !== status);
       return head;
     }
@@ -293,17 +159,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     // ---- the alarm and the index -------------------------------------------------------
 
-    /** Makes sure the alarm fires by `at`: an alarm set later, or none, or one overdue, is (re)set to `at`. */
-    private async arm(at: number): Promise<void> {
-      const now = Date.now();
-      if (this.alarmAt !== undefined && this.alarmAt !== null && this.alarmAt > now && this.alarmAt <= at) return;
-      const current = await this.ctx.storage.getAlarm();
-      if (current !== null && current > now && current <= at) {
-        this.alarmAt = current;
-        return;
-      }
-      await this.ctx.storage.setAlarm(at);
-      this.alarmAt = at;
+    /** Makes sure the alarm fires by `at` (see alarm.ts). */
+    private arm(at: number): Promise<void> {
+      return this.alarmClock.arm(at);
     }
 
     /**
@@ -321,9 +179,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       this.sql.markIndexed(s.seq);
     }
 
-    /** The fault injection of the tests, at an operator's await point. */
-    private async fault(op: OperatorOp, point: OperatorPoint): Promise<void> {
-      await config.operatorFaults?.(this.hostContext())?.at(op, point);
+    /** The fault injection of the tests, at one of the host's await points. */
+    private async fault(point: HostFaultPoint): Promise<void> {
+      if (config.hostFaults !== undefined) await config.hostFaults(this.hostContext())?.at(point);
     }
 
     // ---- hosting: the object drives its own run --------------------------------------
@@ -391,6 +249,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
           do {
             this.again = false;
             outcome = await this.driveOnce();
+            await this.fault("drive/finished");
           } while (this.again);
           return outcome;
         } finally {
@@ -436,18 +295,18 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
      * (and the index told) by the alarm if not by the drive started here.
      */
     private async operate(op: OperatorOp, append: () => Promise<unknown>): Promise<null> {
-      await this.fault(op, "begin");
+      await this.fault(`${op}/begin`);
       await this.arm(Date.now() + SOON_MS);
-      await this.fault(op, "armed");
+      await this.fault(`${op}/armed`);
       this.operating = op;
       try {
         await append();
       } finally {
         this.operating = undefined;
       }
-      await this.fault(op, "reported");
+      await this.fault(`${op}/reported`);
       void this.drive().catch(() => this.arm(Date.now() + RETRY_MS));
-      await this.fault(op, "driving");
+      await this.fault(`${op}/driving`);
       return null;
     }
 
@@ -500,7 +359,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         // Re-armed even within the grace period: an alarm is cheap, and one
         // that fires while a drive is under way makes it go round once more.
         if (hosted && runnable && !live && (alarmAt === null || alarmAt < now)) {
-          this.alarmAt = undefined;
+          this.alarmClock.forget();
           await this.arm(now);
           healed.push("armed");
         }
@@ -510,7 +369,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     /** Heals the index, and resumes a run whose driver vanished. */
     override async alarm(): Promise<void> {
-      this.alarmAt = undefined; // it fired: what is set now is read again
+      this.alarmClock.forget(); // it fired: what is set now is read again
       let reported = true;
       try {
         await this.report(true);

@@ -1,8 +1,9 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIDE_EFFECTS, StoreError, type JournalEvent, type Store } from "../../src/index.js";
+import { SIDE_EFFECTS, type JournalEvent, type Store } from "../../src/index.js";
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
+import { decode, encode, remoteStore as remoteStoreOf } from "../helpers/remote-store.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import { workspaceToolCases } from "../toolkit/cases.js";
 import type { Workspace } from "../../src/toolkit/index.js";
@@ -44,37 +45,8 @@ describe("a run object's storage written by version 1 of the store", () => {
 
 // ---- the Store, over RPC, from this process -------------------------------------------
 
-function encode(v: unknown): unknown {
-  if (v instanceof Uint8Array) return { __bytes: Buffer.from(v).toString("base64") };
-  if (Array.isArray(v)) return v.map(encode);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
-  return v;
-}
-function decode(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(decode);
-  if (v !== null && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    if (typeof o["__bytes"] === "string") return new Uint8Array(Buffer.from(o["__bytes"], "base64"));
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
-  }
-  return v;
-}
-
-/**
- * A Store whose every call crosses into workerd: over `route` "store", to the
- * run objects over Durable Object RPC (durableObjectStore); over "local", to
- * the store a run object's own host drives its run on (localStore).
- */
-function remoteStore(route: "store" | "local" = "store"): Store {
-  const call = (method: string) => async (...args: unknown[]) => {
-    const res = await mf.dispatchFetch(`http://localhost/test/${route}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
-    const r = (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string; actualSeq?: number } };
-    if (!r.ok) throw new StoreError(r.error!.code as never, r.error!.message, r.error!.actualSeq === undefined ? {} : { actualSeq: r.error!.actualSeq });
-    return decode(r.value);
-  };
-  const methods = ["createRun", "append", "read", "acquireLease", "renewLease", "releaseLease", "lease", "listRuns", "putArtifact", "getArtifact", "putSnapshot", "getSnapshot"];
-  return Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as Store;
-}
+const postRaw = (path: string, body: string) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", body } as never);
+const remoteStore = (route: "store" | "local" = "store"): Store => remoteStoreOf(postRaw, route);
 
 describe("the Durable Object store over RPC, in workerd", () => {
   runStoreConformance({

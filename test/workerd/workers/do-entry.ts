@@ -33,6 +33,11 @@ const FAULT: Record<string, FaultPoint> = {
 const WORLD = new Map<string, string>();
 const PLANS = new Map<string, string>();
 const CRASHED = new Set<string>();
+/** Operator crashes: a run's object is reset once at `<op>/<point>` of an operator's operation on it. */
+const OP_PLANS = new Map<string, string>();
+const OP_CRASHED = new Set<string>();
+/** Drives held once they have finished their pass, until the test lets them go (`hold`, then `release`). */
+const HOLDS = new Map<string, { promise: Promise<void>; release: () => void }>();
 const LOGS = new Map<string, JsonValue[]>();
 
 function world(runId: string): WorldStorage {
@@ -170,6 +175,15 @@ const Base = defineRunObject<Env>({
         },
       })) as Tool<never, unknown>[],
   policy: (hc) => rulesPolicy(typeof hc.task === "string" && hc.task.startsWith("ask ") ? [{ tool: "add_item", permission: "ask" }] : []),
+  hostFaults: (hc) => ({
+    at: async (point) => {
+      const held = HOLDS.get(hc.runId);
+      if (point === "drive/finished" && held !== undefined) await held.promise;
+      if (OP_PLANS.get(hc.runId) !== point || OP_CRASHED.has(hc.runId)) return;
+      OP_CRASHED.add(hc.runId);
+      hc.state.abort(`crash at ${point}`);
+    },
+  }),
   faults: (hc) => ({
     at: (point, where) => {
       if (where.tool !== "add_item") return;
@@ -187,14 +201,30 @@ export class RunObject extends Base {
     const store = host.localStore(false, false);
     return wire(() => store[method]!(...args));
   }
-  /** Sets where the hosted run will crash. */
+  /** Sets where the hosted run will crash: at a point around its tool's effect, or (`op/point`) in an operator's operation. */
   testPlan(runId: string, point: string | null): void {
-    if (point !== null) PLANS.set(runId, point);
+    if (point === null) return;
+    if (point.includes("/")) OP_PLANS.set(runId, point);
+    else PLANS.set(runId, point);
+  }
+  /** Holds the run's next drive once it has finished its pass; `release` lets it go. */
+  testHold(runId: string, release: boolean): void {
+    if (release) return void HOLDS.get(runId)?.release();
+    let let_go!: () => void;
+    const promise = new Promise<void>((r) => (let_go = r));
+    HOLDS.set(runId, { promise, release: () => {
+      HOLDS.delete(runId);
+      let_go();
+    } });
+  }
+  /** Drops the object's alarm, as a lost one would be. */
+  async testDropAlarm(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
   }
   /** The scenario's world, the log of executions, and whether the planned crash happened. */
-  async testWorld(runId: string): Promise<{ world: JsonValue; log: JsonValue; crashed: boolean }> {
+  async testWorld(runId: string): Promise<{ world: JsonValue; log: JsonValue; crashed: boolean; operatorCrashed?: boolean }> {
     if (gated(runId)) return { ...(await (this.env.WORLD.getByName("world") as unknown as World).state(runId)), crashed: CRASHED.has(runId) };
-    return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId) };
+    return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId), operatorCrashed: OP_CRASHED.has(runId) };
   }
 }
 export { RunIndex };
@@ -259,6 +289,13 @@ export default {
       const events = await driver.events(outcome.runId);
       return Response.json({ status: outcome.status, world: world.state(), types: events.map((e) => e.type), owners: events.flatMap((e) => (e.type === "run.resumed" ? [e.owner] : [])) });
     }
+    if (url.pathname === "/test/index/stranded") {
+      // The index's check of every run it lists as not ended (lease, alarm, journal status), healing nothing.
+      return Response.json(await env.RUN_INDEX.getByName("index").stranded({ graceMs: Number(url.searchParams.get("grace") ?? 0) }));
+    }
+    if (url.pathname === "/test/index/sweep") {
+      return Response.json(await env.RUN_INDEX.getByName("index").sweep());
+    }
     if (url.pathname === "/test/sql-from-v1") {
       return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
     }
@@ -275,6 +312,8 @@ export default {
       const body = request.method === "POST" ? ((await request.json()) as { point?: string; task?: JsonValue }) : {};
       if (action === "plan") await stub.testPlan(runId!, body.point ?? null);
       if (action === "world") return Response.json(await stub.testWorld(runId!));
+      if (action === "hold" || action === "release") await stub.testHold(runId!, action === "release");
+      if (action === "drop-alarm") await stub.testDropAlarm();
       if (action === "host") {
         // The run is created before it is driven; a crash planned early may
         // reset the object before its reply leaves, which the caller sees.
