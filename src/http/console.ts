@@ -23,6 +23,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <section id="run" data-status="none">
 <div class="title"><h2 id="run-title">Pick a run</h2><button id="cancel" class="deny" hidden>Cancel run</button></div>
 <div id="summary"></div>
+<div id="lease"></div>
 <div id="approvals"></div>
 <div id="progress" hidden><h3>The agent is deciding step <span id="progress-step"></span></h3><pre id="progress-text"></pre></div>
 <h3>Journal</h3>
@@ -47,7 +48,7 @@ td pre{margin:0;white-space:pre-wrap;word-break:break-all}
 .approval{background:#fff8e1;border:1px solid #f2c94c;border-radius:6px;padding:10px 14px;margin:12px 0}
 .approval h3{margin:0 0 6px;font-size:15px}.approval dl{display:grid;grid-template-columns:110px 1fr;margin:0 0 8px}.approval dt{opacity:.7}.approval dd{margin:0;word-break:break-all}
 .approval pre{background:#fff;padding:6px;border-radius:4px;white-space:pre-wrap;font-size:12px}.buttons{display:flex;gap:8px;flex-wrap:wrap}
-#summary{margin:8px 0;font-size:13px}`;
+#summary{margin:8px 0;font-size:13px}#lease{margin:0 0 8px;font-size:13px;opacity:.8}`;
 
 export const CONSOLE_JS = `// The isoagent operator console. Plain DOM; untrusted text goes through textContent.
 const $ = (id) => document.getElementById(id);
@@ -93,6 +94,7 @@ async function loadRuns() {
   if (!selected && runs.length > 0) selected = runs[0].runId;
   $("runs").replaceChildren(...runs.map((r) => {
     const li = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, r.runId, el("span", { class: "badge " + r.status }, r.status));
+    if (r.lease && r.status === "running") li.title = leaseText(r);
     li.addEventListener("click", () => { selected = r.runId; follow(); loadRuns(); });
     return li;
   }));
@@ -145,12 +147,24 @@ function approvalView(runId, a) {
   return section;
 }
 
+// Who drives a run (its lease is store state, by the store's clock): "busy"
+// runs are driven elsewhere until their lease expires; then any driver (a
+// Durable Object's alarm) takes them over.
+function leaseText(run) {
+  if (run.status !== "running") return "";
+  const l = run.lease;
+  if (!l) return "not driven right now: it will be resumed (by its alarm, or the next driver)";
+  const until = new Date(l.expiresAt).toLocaleTimeString();
+  return l.expiresAt > Date.now() ? "running in another driver (" + l.holder + ") until " + until + "; if it stops renewing its lease, the run is taken over then" : "the lease of " + l.holder + " expired at " + until + ": it will be taken over";
+}
+
 async function loadRun() {
   if (!selected) return;
   const { run } = await api("/runs/" + encodeURIComponent(selected));
   $("run-title").textContent = run.runId + ": " + run.status;
   $("run").dataset.status = run.status;
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
+  $("lease").textContent = leaseText(run);
   $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
   $("cancel").hidden = !(run.status === "running" || run.status === "waiting");
 }

@@ -79,6 +79,40 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
   });
 });
 
+describe.skipIf(!present)("the console shows who drives a run", () => {
+  // Issue 13, finding 2: "another driver holds it until T" and "stuck" looked
+  // the same. The API's run view carries the lease (held, expired, or none);
+  // the page says which. The API is answered here by the test (a run held
+  // for a minute, or whose lease expired), so the page is checked on each.
+  it("says 'running in another driver until …' for a held lease, 'expired … taken over' for a dead one, nothing once it waits", async () => {
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    const now = Date.now();
+    let lease: { holder: string; expiresAt: number } | null = { holder: "tab-1a2b3c4d", expiresAt: now + 3_600_000 };
+    let status = "running";
+    const run = () => ({ runId: "lease_demo", status, seq: 4, step: 1, createdAt: now, updatedAt: now, task: "t", approvals: [], lease });
+    await page.route(/\/runs\?limit=100$/, (route) => route.fulfill({ json: { runs: [{ runId: "lease_demo", status, createdAt: now, updatedAt: now, seq: 4, lease }] } }));
+    await page.route(/\/runs\/lease_demo$/, (route) => route.fulfill({ json: { run: run() } }));
+    await page.route(/\/runs\/lease_demo\/events$/, (route) => route.fulfill({ status: 204, body: "" }));
+    await page.goto(`${base}/?token=${TOKEN}&run=lease_demo`);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    await page.goto(`${base}/?run=lease_demo`);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    await page.waitForFunction(() => document.getElementById("lease")!.textContent!.startsWith("running in another driver (tab-1a2b3c4d) until "));
+    expect(await page.getAttribute('li[data-run="lease_demo"]', "title")).toContain("running in another driver (tab-1a2b3c4d) until ");
+    lease = { holder: "tab-1a2b3c4d", expiresAt: now - 1_000 };
+    await page.reload();
+    await page.waitForFunction(() => /^the lease of tab-1a2b3c4d expired at .+: it will be taken over$/.test(document.getElementById("lease")!.textContent!));
+    lease = null;
+    status = "waiting";
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById("run")!.dataset["status"] === "waiting");
+    expect(await page.locator("#lease").textContent()).toBe("");
+    expect(problems).toEqual([]);
+  });
+});
+
 describe.skipIf(!present)("the console answers an interrupted side effect", () => {
   let crashy: Miniflare;
   let at: string;
