@@ -2,6 +2,10 @@ import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
 
 import { CHROMIUM } from "./test/helpers/chromium.js";
+import { scaled } from "./test/helpers/time.js";
+
+// Every timeout here is scaled by ISOAGENT_TEST_TIMEOUT_SCALE (default 1):
+// a slow or loaded machine sets it instead of editing tests.
 
 export default defineConfig({
   test: {
@@ -12,6 +16,8 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**"],
           environment: "node",
+          testTimeout: scaled(5_000),
+          hookTimeout: scaled(10_000),
         },
       },
       {
@@ -21,8 +27,8 @@ export default defineConfig({
           name: "workerd",
           include: ["test/workerd/**/*.test.ts"],
           environment: "node",
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: scaled(60_000),
+          hookTimeout: scaled(60_000),
         },
       },
       {
@@ -32,8 +38,8 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
+          testTimeout: scaled(120_000),
+          hookTimeout: scaled(60_000),
         },
       },
       {
@@ -41,7 +47,8 @@ export default defineConfig({
         test: {
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
-          testTimeout: 60_000,
+          testTimeout: scaled(60_000),
+          hookTimeout: scaled(60_000),
           browser: {
             enabled: true,
             headless: true,

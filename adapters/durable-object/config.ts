@@ -39,6 +39,8 @@ export interface RunObjectConfig<Env extends RunBindings> {
    *   shared in the isolate's memory or through writes that opt out of the gate.
    */
   durability?(ctx: HostContext<Env>): "output-gate" | "sync";
+  /** @internal The store's clock, which judges leases (the conformance suite moves it); default `Date.now`. Alarms keep the platform's. */
+  readonly clock?: () => number;
   /** @internal Fault injection for the crash tests. */
   faults?(ctx: HostContext<Env>): Faults | undefined;
   /** @internal Fault injection at the host's own await points (the crash tests reset the object there, or hold it). */

@@ -72,6 +72,8 @@ export type RunObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => Dur
  */
 export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig<Env>): RunObjectClass<Env> {
   const ttl = config.leaseTtlMs ?? 15_000;
+  // Leases are judged by the store's clock; alarms are set by the platform's.
+  const storeClock = config.clock ?? (() => Date.now());
   return class RunObject extends DurableObject<Env> implements RunObjectApi {
     readonly sql: RunSql;
     /** This incarnation of the object: a lease held by an earlier one is certainly stale. */
@@ -86,7 +88,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     constructor(ctx: DurableObjectState, env: Env) {
       super(ctx, env);
-      this.sql = new RunSql(ctx.storage, () => Date.now());
+      this.sql = new RunSql(ctx.storage, storeClock);
       this.alarmClock = new Alarm(ctx.storage);
     }
 
@@ -271,7 +273,8 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         // Busy (a lease still held), the agent unreachable, a lost lease:
         // come back later. The alarm survives a reset of the object.
         const held = outcome.stopped === "busy" ? outcome.lease : undefined;
-        await this.arm(held !== undefined && held !== null ? held.expiresAt + 50 : Date.now() + RETRY_MS);
+        // (The lease's expiry is by the store's clock; the alarm, the platform's.)
+        await this.arm(held !== undefined && held !== null ? Date.now() + Math.max(0, held.expiresAt - storeClock()) + 50 : Date.now() + RETRY_MS);
       }
       return outcome;
     }
@@ -341,14 +344,15 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private async check(heal: boolean, graceMs: number): Promise<RunCheck | null> {
       const s = this.sql.summary();
       if (s === undefined) return null;
-      const now = Date.now();
+      const now = storeClock();
       const lease = this.sql.leaseView(s.runId);
       const alarmAt = await this.ctx.storage.getAlarm();
       const hosted = this.sql.hosted();
       const runnable = s.status === "running";
       const live = lease !== null && lease.expiresAt > now;
-      const since = lease?.expiresAt ?? s.updatedAt;
-      const alarmDue = alarmAt !== null && alarmAt >= now - graceMs;
+      // Runnable since its last event, leaseless since its lease's expiry: stranded since the later.
+      const since = Math.max(lease?.expiresAt ?? Number.NEGATIVE_INFINITY, s.updatedAt);
+      const alarmDue = alarmAt !== null && alarmAt >= Date.now() - graceMs;
       const stranded = runnable && !live && now - since > graceMs && !(hosted && alarmDue);
       const healed: ("reported" | "armed")[] = [];
       if (heal) {
@@ -358,9 +362,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         }
         // Re-armed even within the grace period: an alarm is cheap, and one
         // that fires while a drive is under way makes it go round once more.
-        if (hosted && runnable && !live && (alarmAt === null || alarmAt < now)) {
+        if (hosted && runnable && !live && (alarmAt === null || alarmAt < Date.now())) {
           this.alarmClock.forget();
-          await this.arm(now);
+          await this.arm(Date.now());
           healed.push("armed");
         }
       }

@@ -77,7 +77,7 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     await page.waitForFunction(() => [...document.querySelectorAll("#journal tr[data-type='call.started']")].length >= 3);
     await page.reload();
     await ready(page);
-    await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
+    await page.waitForSelector("#run[data-status=completed]");
     const journal = await page.locator("#journal tr").allTextContents();
     expect(journal.some((row) => row.includes("call.reconciled"))).toBe(true);
     const summaryWrites = (await writes(page)).filter((w) => w.result.startsWith("Created notes/summary.md"));
@@ -97,7 +97,7 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     await ready(page);
     await page.click("#start");
     await page.locator(".approval button.approve").click();
-    await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
+    await page.waitForSelector("#run[data-status=completed]");
     await page.reload();
     await ready(page);
     expect(await page.locator("#runs li[data-status=completed]").count()).toBe(2);

@@ -70,7 +70,7 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
 
     // Another run, cancelled from the page while it waits.
     const other = await createRun();
-    await page.waitForSelector(`li[data-run="${other}"]`, { timeout: 10_000 });
+    await page.waitForSelector(`li[data-run="${other}"]`);
     await page.click(`li[data-run="${other}"]`);
     await page.locator("section.approval[data-kind=call]").waitFor();
     await page.click("#cancel");
@@ -142,18 +142,18 @@ describe.skipIf(!present)("the console answers an interrupted side effect", () =
     page.on("pageerror", (e) => problems.push(e.message));
     await page.goto(`${at}/?token=${TOKEN2}`);
     await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
-    await page.click(`li[data-run="${runId}"]`, { timeout: 10_000 });
+    await page.click(`li[data-run="${runId}"]`);
     const interrupted = page.locator("section.approval[data-kind=interrupted_side_effect]");
-    await interrupted.waitFor({ timeout: 15_000 });
+    await interrupted.waitFor();
     expect(await interrupted.locator("h3").textContent()).toBe("add_item was interrupted: did it take effect?");
     // The item was added (the crash came after the effect): the operator says so, and the run goes on without a second effect.
     await interrupted.locator("button.record-result").click();
-    await page.waitForSelector("#run[data-status=completed]", { timeout: 15_000 });
+    await page.waitForSelector("#run[data-status=completed]");
     const world = (await (await fetch(`${at}/test/run/${runId}/world`)).json()) as { world: { items: string[] }; log: unknown[] };
     expect(world.world.items).toEqual(["a", "b"]);
     expect(world.log).toHaveLength(2);
     // The journal view follows across the object's reset (its stream reconnects from the last event id).
-    await page.waitForSelector('#journal tr[data-type="run.completed"]', { timeout: 15_000 });
+    await page.waitForSelector('#journal tr[data-type="run.completed"]');
     const journal = await page.locator("#journal tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")));
     expect(journal).toContain("call.reconciled");
     expect(problems).toEqual([]);
@@ -186,12 +186,12 @@ describe.skipIf(!present)("the console answers ask_user (the Worker with a model
       await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
       await page.click(`li[data-run="${runId}"]`);
       const q = page.locator("section.approval[data-kind=call]");
-      await q.waitFor({ timeout: 15_000 });
+      await q.waitFor();
       expect(await q.locator("h3").textContent()).toBe("The agent asks: Which list should I tidy?");
       await q.locator("button.choice", { hasText: "todo" }).click();
       expect(await q.locator("input.answer").inputValue()).toBe("todo");
       await q.locator("button.approve").click();
-      await page.waitForSelector("#run[data-status=completed]", { timeout: 15_000 });
+      await page.waitForSelector("#run[data-status=completed]");
       expect(await page.locator("#summary").textContent()).toBe('output: "Tidied the todo list."');
       // The model was told the answer, as the tool's result.
       const second = server.requests[1]!.body as { input: { type?: string; output?: string }[] };

@@ -154,8 +154,12 @@ function crashOnce(hc: HostContext<Env>, point: string): void {
   hc.state.abort(`crash at ${point}`);
 }
 
+/** How far the run objects' store clock is ahead of the real one (the conformance suite moves it instead of sleeping). */
+let CLOCK_AHEAD = 0;
+
 const Base = defineRunObject<Env>({
   leaseTtlMs: 400,
+  clock: () => Date.now() + CLOCK_AHEAD,
   // "unsafe_" runs: the output gate trusted with an effect it does not hold
   // back (the world in memory), to show that the crash matrix sees it.
   durability: (hc) => (gated(hc.runId) || hc.runId.startsWith("unsafe_") ? "output-gate" : "sync"),
@@ -288,6 +292,10 @@ export default {
       const outcome = await driver.start(s.task, { runId: url.searchParams.get("runId") as RunId });
       const events = await driver.events(outcome.runId);
       return Response.json({ status: outcome.status, world: world.state(), types: events.map((e) => e.type), owners: events.flatMap((e) => (e.type === "run.resumed" ? [e.owner] : [])) });
+    }
+    if (url.pathname === "/test/clock/advance") {
+      CLOCK_AHEAD += Number(((await request.json()) as { ms: number }).ms);
+      return Response.json({ ok: true });
     }
     if (url.pathname === "/test/index/stranded") {
       // The index's check of every run it lists as not ended (lease, alarm, journal status), healing nothing.
