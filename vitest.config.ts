@@ -14,7 +14,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**"],
+          exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**", "test/kill/**"],
           environment: "node",
           testTimeout: scaled(5_000),
           hookTimeout: scaled(10_000),
@@ -39,6 +39,18 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           testTimeout: scaled(120_000),
+          hookTimeout: scaled(60_000),
+        },
+      },
+      {
+        // Real process kills: workerd's and Chromium's whole process groups
+        // killed with SIGKILL and restarted on their storage (each test
+        // bounded by ISOAGENT_KILL_SECONDS, its seed printed).
+        test: {
+          name: "kill",
+          include: ["test/kill/**/*.test.ts"],
+          environment: "node",
+          testTimeout: scaled(300_000),
           hookTimeout: scaled(60_000),
         },
       },
