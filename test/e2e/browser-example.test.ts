@@ -11,12 +11,14 @@ import { launch } from "../helpers/pages.js";
 const present = chromiumPresent();
 let browser: Browser;
 let site: StaticSite;
+let built: string;
 let offline = false;
 const ARTIFACTS = "test-results";
 
 beforeAll(async () => {
   if (!present) return;
-  site = await serveStatic(await buildBrowserExample(mkdtempSync(join(tmpdir(), "isoagent-example-"))));
+  built = await buildBrowserExample(mkdtempSync(join(tmpdir(), "isoagent-example-")));
+  site = await serveStatic(built);
   browser = await launch();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
@@ -115,6 +117,8 @@ describe.skipIf(!present)("examples/browser: a run another tab holds", () => {
   // lease expires, through its resume loop. On the old code B shows nothing
   // of the lease (there was none to show).
   it("shows who holds it and until when, and takes it over once that tab is gone and its lease expired", async () => {
+    // Its own server: the test above takes the first one down to go offline.
+    const site = await serveStatic(built);
     const context = await browser.newContext();
     const a = await context.newPage();
     const errors: string[] = [];
@@ -142,5 +146,6 @@ describe.skipIf(!present)("examples/browser: a run another tab holds", () => {
     expect(await b.locator("#lease").textContent()).toBe("");
     expect(errors).toEqual([]);
     await context.close();
+    await site.close();
   });
 });
