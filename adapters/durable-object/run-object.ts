@@ -281,7 +281,8 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     private async hostRun(runId: RunId, task: JsonValue): Promise<RunId> {
       const id = await this.createHosted(runId, task);
-      void this.drive();
+      // (Its alarm was armed before the run was created: a drive that fails is tried again by it.)
+      void this.drive().catch((e: unknown) => console.error(`isoagent: run ${runId} could not be driven: ${e instanceof Error ? e.message : String(e)}`));
       return id;
     }
 
@@ -308,7 +309,10 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         this.operating = undefined;
       }
       await this.fault(`${op}/reported`);
-      void this.drive().catch(() => this.arm(Date.now() + RETRY_MS));
+      void this.drive().catch(async (e: unknown) => {
+        console.error(`isoagent: run ${this.sql.summary()?.runId} could not be driven: ${e instanceof Error ? e.message : String(e)}`);
+        await this.arm(Date.now() + RETRY_MS);
+      });
       await this.fault(`${op}/driving`);
       return null;
     }
