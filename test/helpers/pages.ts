@@ -22,16 +22,16 @@ export const serve = (dir: string) => serveStatic(dir);
 
 /**
  * Launches Debian's Chromium. Every context it opens waits (for a selector,
- * a navigation) up to playwright's 30 s default, scaled by
- * ISOAGENT_TEST_TIMEOUT_SCALE.
+ * a navigation) up to 60 s, scaled by ISOAGENT_TEST_TIMEOUT_SCALE: a
+ * deadline against a hang, which a loaded machine does not reach.
  */
 export async function launch(): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: CHROMIUM.args, headless: true });
   const newContext = browser.newContext.bind(browser);
   browser.newContext = async (...args: Parameters<Browser["newContext"]>) => {
     const context = await newContext(...args);
-    context.setDefaultTimeout(scaled(30_000));
-    context.setDefaultNavigationTimeout(scaled(30_000));
+    context.setDefaultTimeout(scaled(60_000));
+    context.setDefaultNavigationTimeout(scaled(60_000));
     return context;
   };
   return browser;

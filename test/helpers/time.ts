@@ -26,17 +26,17 @@ const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /**
  * Polls `probe` until it returns something other than undefined or false,
- * and returns that. Gives up after `timeoutMs` (scaled; default 30 s),
+ * and returns that. Gives up after `timeoutMs` (scaled; default 60 s),
  * throwing with `what` (called then, so it can say what was last seen): a
  * deadline, not a budget the test counts on (a passing test returns as soon
  * as the state is reached).
  */
 export async function until<T>(what: string | (() => string), probe: () => Promise<T | undefined | false> | T | undefined | false, options: { timeoutMs?: number; everyMs?: number } = {}): Promise<T> {
-  const deadline = Date.now() + scaled(options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + scaled(options.timeoutMs ?? 60_000);
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${scaled(options.timeoutMs ?? 30_000)} ms waiting for ${typeof what === "string" ? what : what()}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${scaled(options.timeoutMs ?? 60_000)} ms waiting for ${typeof what === "string" ? what : what()}`);
     await pause(options.everyMs ?? 50);
   }
 }

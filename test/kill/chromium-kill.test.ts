@@ -41,10 +41,10 @@ afterAll(async () => {
 async function launch(dir: string, url: string): Promise<{ group: Group; browser: Browser; page: Page }> {
   const args = [...CHROMIUM.args, "--headless", "--disable-crash-reporter", "--disable-breakpad", `--user-data-dir=${dir}`, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "about:blank"];
   const { group, match } = await startGroup(CHROMIUM.executablePath, args, /DevTools listening on (ws:\/\/\S+)/, { timeoutMs: scaled(60_000) });
-  const browser = await chromium.connectOverCDP(match[1]!, { timeout: scaled(30_000) });
+  const browser = await chromium.connectOverCDP(match[1]!, { timeout: scaled(60_000) });
   current = { group, browser };
   const context = browser.contexts()[0]!;
-  context.setDefaultTimeout(scaled(30_000));
+  context.setDefaultTimeout(scaled(60_000));
   const page = await context.newPage();
   await page.goto(url);
   await page.waitForSelector("body[data-ready=yes]", { state: "attached" });

@@ -2,7 +2,7 @@ import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEvent } from "../../src/index.js";
 import { findStranded } from "../../src/testkit/index.js";
-import { until } from "../helpers/time.js";
+import { scaled, until } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import { remoteStore } from "../helpers/remote-store.js";
 
@@ -109,7 +109,7 @@ describe("crash injection at every await point of an operator's operation on a h
             last = { status: r.status, seq: r.seq, lease: r.lease, approvals: r.approvals.length };
             return resting(r) ? r : undefined;
           },
-          { timeoutMs: 20_000 },
+          { timeoutMs: 60_000 },
         );
         const { operatorCrashed } = (await api(`/test/run/${c.runId}/world`)).body as { operatorCrashed: boolean };
         return { c, run, operatorCrashed };
@@ -148,7 +148,7 @@ describe("crash injection at every await point of an operator's operation on a h
     expect(report.stranded).toEqual([]);
     expect(report.unreachable).toEqual([]);
     expect(await findStranded(remoteStore((path, body) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", body } as never)), Date.now(), { grace: 0 })).toEqual([]);
-  }, 180_000);
+  }, scaled(180_000));
 });
 
 describe("an answer that comes while the drive before it is finishing", () => {

@@ -128,19 +128,50 @@ async function renderRun(runId: RunId): Promise<void> {
   $("run").dataset["status"] = state.status;
   $("lease").textContent = leaseLine(state.status, await driver.lease(runId));
   const pending = Object.values(state.approvals).filter((a) => a.status === "pending");
-  $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
+  // Re-rendered only when what is asked changes: a button replaced under the
+  // pointer between its mousedown and mouseup would swallow the click.
+  const shown = `${runId} ${pending.map((a) => a.approvalId).join(" ")}`;
+  if ($("approvals").dataset["shown"] !== shown) {
+    $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
+    $("approvals").dataset["shown"] = shown;
+  }
   $("journal").replaceChildren(...events.map((e) => el("tr", { "data-type": e.type }, el("td", {}, String(e.seq)), el("td", {}, e.type), el("td", {}, line(e)))));
   const files = await workspace.files();
   $("files").replaceChildren(...files.map((f) => el("li", {}, el("strong", {}, f.path), el("pre", {}, f.content))));
 }
 
-async function refresh(): Promise<void> {
+async function render(): Promise<void> {
   const runs = await store.listRuns();
   selected ??= runs[0]?.runId;
   renderRuns(runs);
   if (selected !== undefined) await renderRun(selected);
   $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} · ${driving > 0 ? "driving" : "idle"}`;
   $("agent").textContent = `agent: ${describeAgent(choice, "a model below")}`;
+}
+
+/**
+ * Renders the page, one render at a time (a slow machine would pile them
+ * up, each one's reads slowing the runs' writes): a refresh asked for while
+ * one is under way makes it render once more, then answers.
+ */
+let rendering: Promise<void> | undefined;
+let renderAgain = false;
+function refresh(): Promise<void> {
+  if (rendering !== undefined) {
+    renderAgain = true;
+    return rendering;
+  }
+  rendering = (async () => {
+    try {
+      do {
+        renderAgain = false;
+        await render();
+      } while (renderAgain);
+    } finally {
+      rendering = undefined;
+    }
+  })();
+  return rendering;
 }
 
 /** Resumes every runnable run at `at` (a busy run's lease expiry), unless this tab is driving then (the loop below comes back). */
