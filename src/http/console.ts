@@ -165,7 +165,14 @@ async function loadRun() {
   $("run").dataset.status = run.status;
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
   $("lease").textContent = leaseText(run);
-  $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
+  // Re-rendered only when what is asked changes: every journal event reloads
+  // the run, and a section replaced under the operator would drop the answer
+  // being typed, or a click between its mousedown and mouseup.
+  const shown = run.runId + " " + run.approvals.map((a) => a.approvalId).join(" ");
+  if ($("approvals").dataset.shown !== shown) {
+    $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
+    $("approvals").dataset.shown = shown;
+  }
   $("cancel").hidden = !(run.status === "running" || run.status === "waiting");
 }
 

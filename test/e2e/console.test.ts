@@ -113,6 +113,44 @@ describe.skipIf(!present)("the console shows who drives a run", () => {
   });
 });
 
+describe.skipIf(!present)("the console keeps what the operator is typing", () => {
+  // Issue 13, finding 3: "the console answers ask_user" went red under load.
+  // Every journal event reloads the run, and the page rebuilt the approval
+  // each time: an answer being typed was dropped (or a click whose mousedown
+  // and mouseup straddled the rebuild was lost), and the run never got its
+  // answer. Here journal events keep arriving (the API answered by the
+  // test) while the operator types; the typed answer must survive them. On
+  // the old code the input is rebuilt empty.
+  it("rebuilds an approval only when what is asked changes, not on every journal event", async () => {
+    const page = await (await browser.newContext()).newPage();
+    const now = Date.now();
+    let seq = 3;
+    const approval = {
+      approvalId: "apr.1.s1c1.1",
+      requestHash: "a".repeat(64),
+      status: "pending",
+      request: { kind: "call", runId: "ask_demo", step: 1, callId: "s1c1", attempt: 1, tool: "ask_user", args: { question: "Which list?", choices: ["todo", "ideas"] }, argsHash: "b".repeat(64), sideEffect: "read_only", resources: [], wantsAnswer: true },
+    };
+    await page.route(/\/runs\?limit=100$/, (route) => route.fulfill({ json: { runs: [{ runId: "ask_demo", status: "waiting", createdAt: now, updatedAt: now, seq, lease: null }] } }));
+    await page.route(/\/runs\/ask_demo$/, (route) => route.fulfill({ json: { run: { runId: "ask_demo", status: "waiting", seq, step: 1, createdAt: now, updatedAt: now, task: "t", approvals: [approval], lease: null } } }));
+    // Each connection of the live journal brings one more event, then ends; the page reconnects at once.
+    await page.route(/\/runs\/ask_demo\/events$/, (route) => {
+      seq++;
+      const e = { v: 1, seq, type: "run.resumed", at: now, owner: "elsewhere", token: seq, prev: "", hash: "" };
+      return route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: `retry: 50\nid: ${seq}\nevent: journal\ndata: ${JSON.stringify(e)}\n\n` });
+    });
+    await page.goto(`${base}/?token=${TOKEN}`);
+    await page.goto(`${base}/?run=ask_demo`);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    const input = page.locator("section.approval input.answer");
+    await input.fill("the todo list, please");
+    const typedAt = seq;
+    // Journal events go on arriving, each reloading the run (the summary shows its seq).
+    await page.waitForFunction((after) => Number(/, (\d+) events$/.exec(document.getElementById("summary")!.textContent!)?.[1] ?? 0) > after + 2, typedAt);
+    expect(await input.inputValue()).toBe("the todo list, please");
+  });
+});
+
 describe.skipIf(!present)("the console answers an interrupted side effect", () => {
   let crashy: Miniflare;
   let at: string;
