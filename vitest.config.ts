@@ -2,6 +2,10 @@ import { playwright } from "@vitest/browser-playwright";
 import { defineConfig } from "vitest/config";
 
 import { CHROMIUM } from "./test/helpers/chromium.js";
+import { scaled } from "./test/helpers/time.js";
+
+// Every timeout here is scaled by ISOAGENT_TEST_TIMEOUT_SCALE (default 1):
+// a slow or loaded machine sets it instead of editing tests.
 
 export default defineConfig({
   test: {
@@ -10,9 +14,14 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**"],
+          exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**", "test/kill/**"],
           environment: "node",
           globalSetup: ["test/setup/announce.ts"],
+          // A deadline against a hang, not a budget: CPU-bound tests (3,000
+          // hashes, 10,000 fuzzed arguments) take 6 s on a 2-core machine
+          // running two busy loops beside the suite.
+          testTimeout: scaled(60_000),
+          hookTimeout: scaled(60_000),
         },
       },
       {
@@ -22,8 +31,8 @@ export default defineConfig({
           name: "workerd",
           include: ["test/workerd/**/*.test.ts"],
           environment: "node",
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          testTimeout: scaled(120_000),
+          hookTimeout: scaled(60_000),
         },
       },
       {
@@ -33,8 +42,20 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
+          testTimeout: scaled(120_000),
+          hookTimeout: scaled(60_000),
+        },
+      },
+      {
+        // Real process kills: workerd's and Chromium's whole process groups
+        // killed with SIGKILL and restarted on their storage (each test
+        // bounded by ISOAGENT_KILL_SECONDS, its seed printed).
+        test: {
+          name: "kill",
+          include: ["test/kill/**/*.test.ts"],
+          environment: "node",
+          testTimeout: scaled(300_000),
+          hookTimeout: scaled(60_000),
         },
       },
       {
@@ -42,7 +63,8 @@ export default defineConfig({
         test: {
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
-          testTimeout: 60_000,
+          testTimeout: scaled(60_000),
+          hookTimeout: scaled(60_000),
           browser: {
             enabled: true,
             headless: true,

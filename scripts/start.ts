@@ -85,13 +85,15 @@ interface RunView {
   approvals: { approvalId: string; requestHash: string; request: { tool: string; args: unknown } }[];
 }
 
+/** Waits for the run to get there: as soon as it does, and at most 2 minutes (a generous bound for a loaded machine). */
 async function until(runId: string, ok: (run: RunView) => boolean): Promise<RunView> {
-  for (let k = 0; k < 400; k++) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
     const { run } = await api<{ run: RunView }>(`/runs/${runId}`);
     if (ok(run)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not get there in 2 minutes (${run.status})`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`run ${runId} did not get there in 20 s`);
 }
 
 const { runs } = await api<{ runs: { runId: string; status: string }[] }>("/runs");

@@ -3,10 +3,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { scaled } from "./helpers/time.js";
 
 // Without any model key, whatever the machine has: the demos use the scripted agent.
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC)_/.test(k) && k !== "ISOAGENT_MODEL"));
-const tsx = (...args: string[]): string => execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: 90_000, env });
+const tsx = (...args: string[]): string => execFileSync(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: scaled(90_000), env });
 
 // The README's first command, as a new user runs it; --check walks the demo
 // through the HTTP API instead of waiting for an operator.
@@ -30,7 +31,7 @@ describe("npm start (scripts/start.ts: the Worker on workerd)", () => {
     const second = tsx("scripts/start.ts", "--check", "--port", "0", "--data", data);
     expect(second).toContain(`token:    ${token}`);
     expect(second).toContain("runs:     3 kept from earlier starts");
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("npm run example:node (examples/node/demo.ts)", () => {
@@ -41,7 +42,7 @@ describe("npm run example:node (examples/node/demo.ts)", () => {
     expect(out).toContain("call.reconciled    s1c1: record_result by hook");
     expect(out).toContain("=> completed: the write took effect once");
     expect(out).toContain("Both journals verified");
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("npm start with a model key (against a local server speaking OpenAI's wire format)", () => {
@@ -59,7 +60,7 @@ describe("npm start with a model key (against a local server speaking OpenAI's w
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--check", "--port", "0", "--data", data], {
         encoding: "utf8",
-        timeout: 90_000,
+        timeout: scaled(90_000),
         env: { ...env, OPENAI_API_KEY: "sk-test-start-0123456789", OPENAI_BASE_URL: server.url, ISOAGENT_MODEL: "gpt-mock" },
       });
       expect(stdout).toContain(`agent:    openai gpt-mock at ${server.url}`);
@@ -73,7 +74,7 @@ describe("npm start with a model key (against a local server speaking OpenAI's w
       await server.close();
       rmSync(data, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("npm run example:model (a model run replayed from its recording)", () => {
@@ -83,5 +84,5 @@ describe("npm run example:model (a model run replayed from its recording)", () =
     expect(out).toContain("approving apr.2.call_write1.1 (write_file notes/summary.md) as the demo's operator");
     expect(out).toContain('=> completed: "Wrote a three-item summary to notes/summary.md."');
     expect(out).toContain("notes/summary.md:\n# Summary\n\n3 things to do:\n- buy milk");
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -9,6 +9,10 @@ import {
   type CompiledTool,
   type JsonBoundaryError,
   type JsonValue,
+  type LeaseView,
+  type RunOutcome,
+  type RunSummary,
+  type Store,
   type ToolSpec,
   type ValidationIssue,
 } from "../src/index.js";
@@ -43,6 +47,13 @@ describe("public types", () => {
     if (!r.ok) expectTypeOf(r.error).toEqualTypeOf<JsonBoundaryError>();
     const e: unknown = new Error();
     if (isIsoagentError(e, "SCHEMA_EXTERNAL_REF")) expectTypeOf(e.code).toEqualTypeOf<"SCHEMA_EXTERNAL_REF">();
+  });
+
+  it("show a run's lease as store state: in a summary, from the store, in a busy outcome", () => {
+    expectTypeOf<RunSummary["lease"]>().toEqualTypeOf<LeaseView | null>();
+    expectTypeOf<ReturnType<Store["lease"]>>().toEqualTypeOf<Promise<LeaseView | null>>();
+    expectTypeOf<RunOutcome["lease"]>().toEqualTypeOf<LeaseView | null | undefined>();
+    expectTypeOf<LeaseView>().toEqualTypeOf<{ readonly holder: string; readonly expiresAt: number }>();
   });
 
   it("refuse a spec without its required fields at compile time", () => {

@@ -2,8 +2,9 @@
  * The HTTP app's backend on Durable Objects: each run is hosted (driven) by
  * its own object; the index lists them.
  */
-import { randomIds, StoreError, type IdSource } from "../../src/index.js";
+import { randomIds, StoreError, type IdSource, type RunHead } from "../../src/index.js";
 import type { RunsBackend } from "../../src/http/index.js";
+import { listWithLeases } from "./leases.js";
 import { runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
 import { unwire } from "./wire.js";
 
@@ -36,10 +37,13 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
       return created;
     },
     async list(filter) {
-      return (await index().list(filter)) as Awaited<ReturnType<RunsBackend["list"]>>;
+      return listWithLeases(env.RUNS, async () => (await index().list(filter)) as RunHead[]);
     },
     async state(runId) {
       return unwire(await (await run(runId)).hostState(runId));
+    },
+    async lease(runId) {
+      return unwire(await (await run(runId)).storeLease(runId));
     },
     async events(runId, fromSeq) {
       return unwire(await (await run(runId)).storeRead(runId, fromSeq));

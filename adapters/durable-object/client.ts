@@ -6,8 +6,9 @@
  * leaves the object only after the writes before it are confirmed (its
  * output gate), so an appended call's start is durable when append resolves.
  */
-import { sha256HexSync, type Store } from "../../src/index.js";
+import { sha256HexSync, type RunHead, type Store } from "../../src/index.js";
 import type { RunIndex } from "./index-object.js";
+import { listWithLeases } from "./leases.js";
 import { artifactShard, runObject, type RunObjectApi } from "./run-object.js";
 import { unwire } from "./wire.js";
 
@@ -44,8 +45,11 @@ export function durableObjectStore(options: DurableObjectStoreOptions): Store {
     async releaseLease(lease) {
       unwire(await run(lease.runId).storeReleaseLease(lease));
     },
+    async lease(runId) {
+      return unwire(await run(runId).storeLease(runId));
+    },
     async listRuns(filter) {
-      return (await options.index.getByName("index").list(filter ?? {})) as Awaited<ReturnType<Store["listRuns"]>>;
+      return listWithLeases(options.runs, async () => (await options.index.getByName("index").list(filter ?? {})) as RunHead[]);
     },
     async putArtifact(bytes) {
       return unwire(await runObject(options.runs, artifactShard(sha256HexSync(bytes))).artifactPut(bytes));

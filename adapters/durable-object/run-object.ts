@@ -15,125 +15,40 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import {
-  answerThenDrive,
   createDriver,
-  sha256HexSync,
+  isIsoagentError,
   StoreError,
   TERMINAL_STATUSES,
-  type Agent,
   type ApprovalAnswer,
   type ApprovalId,
   type AppendGuard,
-  type ArtifactRef,
   type Driver,
-  type Faults,
   type JournalEvent,
   type JsonValue,
   type Lease,
-  type Limits,
-  type Policy,
-  type ReconcileHook,
   type RunCreated,
-  type RunFilter,
   type RunId,
   type RunOutcome,
-  type RunState,
   type RunStatus,
-  type RunSummary,
   type Settlement,
   type Snapshot,
-  type StepProgress,
   type Store,
-  type Tool,
 } from "../../src/index.js";
-import type { RunIndex } from "./index-object.js";
+import { Alarm } from "./alarm.js";
+import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
+import { localStore } from "./local-store.js";
 import { RunSql } from "./sql.js";
-import { unwire, wire, type Wire } from "./wire.js";
+import { wire } from "./wire.js";
 
-/** The bindings a run object needs: its own namespace (for artifact shards) and the index. */
-export interface RunBindings {
-  readonly RUNS: DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
-  readonly RUN_INDEX: DurableObjectNamespace<RunIndex>;
-}
+import type { HostContext, RunObjectConfig } from "./config.js";
 
-/** What a hosted run is given, per object. */
-export interface HostContext<Env> {
-  readonly env: Env;
-  readonly runId: RunId;
-  /** The task the run was created with. */
-  readonly task: JsonValue;
-  readonly storage: DurableObjectStorage;
-  /** The object's state (its storage, alarms, and `abort()`, which resets it). */
-  readonly state: DurableObjectState;
-}
+export { artifactShard, runObject, type HostFaultPoint, type OperatorOp, type OperatorPoint, type RunBindings, type RunCheck, type RunObjectApi } from "./api.js";
+export type { HostContext, RunObjectConfig } from "./config.js";
 
-/** How the run objects of a deployment drive their runs. */
-export interface RunObjectConfig<Env extends RunBindings> {
-  agent(ctx: HostContext<Env>): Agent;
-  /** The run's tools; a promise when they come from elsewhere (an MCP server's listing: isoagent/mcp). */
-  tools(ctx: HostContext<Env>): readonly Tool<never, unknown>[] | Promise<readonly Tool<never, unknown>[]>;
-  policy?(ctx: HostContext<Env>): Policy;
-  reconcile?(ctx: HostContext<Env>): ReconcileHook;
-  secrets?(env: Env): readonly string[];
-  readonly limits?: Partial<Limits>;
-  /** Default 15,000 ms. */
-  readonly leaseTtlMs?: number;
-  /**
-   * How a call's start is made durable before its side effect.
-   *
-   * - `"output-gate"` (default): nothing extra. Safe when every effect of the
-   *   tools is a message leaving the object (fetch, RPC to another object or
-   *   service, a WebSocket message: the output gate holds it until the start
-   *   is confirmed) or a write to this object's own storage (committed in
-   *   order after the start, or lost with it).
-   * - `"sync"`: `await storage.sync()` before each effect (one more fsync per
-   *   effectful step). Use it when a tool can act outside both, e.g. on state
-   *   shared in the isolate's memory or through writes that opt out of the gate.
-   */
-  durability?(ctx: HostContext<Env>): "output-gate" | "sync";
-  /** @internal Fault injection for the crash tests. */
-  faults?(ctx: HostContext<Env>): Faults | undefined;
-}
-
-/** The RPC surface of a run object (store, host, artifacts). */
-export interface RunObjectApi {
-  storeCreateRun(first: RunCreated): Promise<Wire<null>>;
-  storeAppend(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<Wire<{ seq: number; hash: string }>>;
-  storeRead(runId: RunId, fromSeq: number): Promise<Wire<JournalEvent[]>>;
-  storeAcquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Wire<Lease | null>>;
-  storeRenewLease(lease: Lease, ttlMs: number): Promise<Wire<Lease | null>>;
-  storeReleaseLease(lease: Lease): Promise<Wire<null>>;
-  storePutSnapshot(runId: RunId, snapshot: Snapshot): Promise<Wire<null>>;
-  storeGetSnapshot(runId: RunId): Promise<Wire<Snapshot | null>>;
-  storeConfirm(): Promise<Wire<null>>;
-  artifactPut(bytes: Uint8Array): Promise<Wire<ArtifactRef>>;
-  artifactGet(sha256: string): Promise<Wire<Uint8Array | null>>;
-  host(runId: RunId, task: JsonValue): Promise<Wire<RunId>>;
-  hostState(runId: RunId): Promise<Wire<RunState>>;
-  hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
-  hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
-  hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<Wire<null>>;
-  hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
-  /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
-  hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
-  /** Drives the hosted run now (tests; the alarm does it otherwise). */
-  hostDrive(): Promise<Wire<RunOutcome | null>>;
-}
-
-/**
- * A run object's stub, typed by its API (Workers' RPC stub types recurse too
- * deep on a run's state for the compiler; the values are the same).
- */
-export function runObject(ns: RunBindings["RUNS"], name: string): RunObjectApi {
-  return ns.getByName(name) as unknown as RunObjectApi;
-}
-
-/** The shard object that keeps an artifact: by the first two hex digits of its SHA-256. */
-export function artifactShard(sha256: string): string {
-  return `artifacts:${sha256.slice(0, 2)}`;
-}
-
+/** How soon a run that is running but not driven (busy, the agent unreachable, an error) is tried again. */
 const RETRY_MS = 5_000;
+/** How soon the alarm armed before an operator's answer fires, when no drive takes the run first. */
+const SOON_MS = 1_000;
 
 /** The class {@link defineRunObject} returns: a Durable Object with the run object's RPC surface. */
 export type RunObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => DurableObject<Env> & RunObjectApi & { alarm(): Promise<void> };
@@ -143,6 +58,13 @@ export type RunObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => Dur
  * driven. Export the class from the Worker's entry (named as wrangler.toml's
  * binding says), beside {@link RunIndex}.
  *
+ * The rule that keeps a hosted run from stranding: every write that can
+ * leave the run runnable (its creation, an operator's answer, a
+ * cancellation, a drive) is preceded, in this object, by an armed alarm, so
+ * that a reset or a killed process at any point after it leaves a run its
+ * alarm resumes. A drive asked for while one is finishing goes round once
+ * more instead of joining it (the finishing one may not have seen the answer).
+ *
  * @example
  * ```ts
  * export const RunObject = defineRunObject<Env>({ agent: () => myAgent, tools: ({ storage }) => workspaceTools(storage) })
@@ -150,6 +72,9 @@ export type RunObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => Dur
  * ```
  */
 export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig<Env>): RunObjectClass<Env> {
+  const ttl = config.leaseTtlMs ?? 15_000;
+  // Leases are judged by the store's clock; alarms are set by the platform's.
+  const storeClock = config.clock ?? (() => Date.now());
   return class RunObject extends DurableObject<Env> implements RunObjectApi {
     readonly sql: RunSql;
     /** This incarnation of the object: a lease held by an earlier one is certainly stale. */
@@ -157,17 +82,23 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private driver: Driver | undefined;
     private driverReady: Promise<Driver> | undefined;
     private driving: Promise<RunOutcome | null> | undefined;
+    /** A drive was asked for while one was under way: it goes round again. */
+    private again = false;
+    /** The operator's operation under way, for fault injection at its append. */
+    private operating: OperatorOp | undefined;
+    private readonly alarmClock: Alarm;
 
     constructor(ctx: DurableObjectState, env: Env) {
       super(ctx, env);
-      this.sql = new RunSql(ctx.storage, () => Date.now());
+      this.sql = new RunSql(ctx.storage, storeClock);
+      this.alarmClock = new Alarm(ctx.storage);
     }
 
     // ---- the store, over RPC ---------------------------------------------------
 
     storeCreateRun(first: RunCreated) {
       return wire(async () => {
-        await this.createHere(first);
+        await this.createHere(first, false);
         return null;
       });
     }
@@ -175,9 +106,10 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return wire(() => this.appendHere(runId, events, guard, status));
     }
 
-    /** Creates the run in this object's SQLite and lists it (for RPC callers and the host alike). */
-    private async createHere(first: RunCreated): Promise<void> {
-      this.sql.createRun(first);
+    /** Creates the run in this object's SQLite and lists it; the alarm first, so an index that missed it is told. */
+    private async createHere(first: RunCreated, hosted: boolean): Promise<void> {
+      await this.arm(Date.now() + (hosted ? ttl : SOON_MS));
+      this.sql.createRun(first, hosted);
       await this.report(true);
     }
 
@@ -185,6 +117,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private async appendHere(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const before = this.sql.summary()?.status;
       const head = this.sql.append(runId, events, guard, status);
+      if (guard.lease === undefined && this.operating !== undefined) await this.fault(`${this.operating}/appended`);
       await this.report(before !== status);
       return head;
     }
@@ -202,6 +135,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         this.sql.releaseLease(lease);
         return null;
       });
+    }
+    storeLease(runId: RunId) {
+      return wire(() => this.sql.leaseView(runId));
     }
     storePutSnapshot(runId: RunId, snapshot: Snapshot) {
       return wire(() => {
@@ -225,7 +161,12 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return wire(() => this.sql.getArtifact(sha256));
     }
 
-    // ---- the index ------------------------------------------------------------------
+    // ---- the alarm and the index -------------------------------------------------------
+
+    /** Makes sure the alarm fires by `at` (see alarm.ts). */
+    private arm(at: number): Promise<void> {
+      return this.alarmClock.arm(at);
+    }
 
     /**
      * Reports this run to the index. A status change is reported before the
@@ -233,43 +174,45 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
      * costs no extra round trip), which also heals the index after a reset
      * between a write and its report.
      */
-    /** When this object's alarm is set for, as far as this incarnation knows (undefined: not looked yet). */
-    private alarmAt: number | null | undefined;
-
-    private async setAlarm(at: number): Promise<void> {
-      await this.ctx.storage.setAlarm(at);
-      this.alarmAt = at;
-    }
-
     private async report(now: boolean): Promise<void> {
       const s = this.sql.summary();
       if (s === undefined || s.indexedSeq >= s.seq) return;
-      if (!now) {
-        // Known in memory after the first look: a step adds no storage round trip.
-        this.alarmAt ??= await this.ctx.storage.getAlarm();
-        if (this.alarmAt === null) await this.setAlarm(Date.now() + 1000);
-        return;
-      }
-      const { indexedSeq: _i, ...summary } = s;
-      await this.env.RUN_INDEX.getByName("index").report(summary);
+      if (!now) return this.arm(Date.now() + 1000);
+      const { indexedSeq: _i, ...head } = s;
+      await this.env.RUN_INDEX.getByName("index").report(head);
       this.sql.markIndexed(s.seq);
+    }
+
+    /** The fault injection of the tests, at one of the host's await points. */
+    private async fault(point: HostFaultPoint): Promise<void> {
+      if (config.hostFaults !== undefined) await config.hostFaults(this.hostContext())?.at(point);
     }
 
     // ---- hosting: the object drives its own run --------------------------------------
 
+    private hostContext(): HostContext<Env> {
+      const summary = this.sql.summary();
+      if (summary === undefined) throw new StoreError("RUN_NOT_FOUND", "this object holds no run");
+      return { env: this.env, runId: summary.runId, task: this.sql.task() ?? null, storage: this.ctx.storage, state: this.ctx };
+    }
+
     /** The host's driver, made once per incarnation (its tools may take a round trip: an MCP server's listing). */
     private hostDriver(): Promise<Driver> {
-      const summary = this.sql.summary();
-      if (summary === undefined) return Promise.reject(new StoreError("RUN_NOT_FOUND", "this object holds no run"));
-      this.driverReady ??= this.makeDriver(summary.runId).catch((e: unknown) => {
+      if (this.driver !== undefined) return Promise.resolve(this.driver);
+      let hc: HostContext<Env>;
+      try {
+        hc = this.hostContext();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      this.driverReady ??= this.makeDriver(hc).catch((e: unknown) => {
         this.driverReady = undefined;
         throw e;
       });
       return this.driverReady;
     }
 
-    private async makeDriver(runId: RunId): Promise<Driver> {
-      const hc: HostContext<Env> = { env: this.env, runId, task: this.sql.task() ?? null, storage: this.ctx.storage, state: this.ctx };
+    private async makeDriver(hc: HostContext<Env>): Promise<Driver> {
       const faults = config.faults?.(hc);
       const reconcile = config.reconcile?.(hc);
       const policy = config.policy?.(hc);
@@ -279,7 +222,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         agent: config.agent(hc),
         tools: await config.tools(hc),
         owner: `host:${this.boot}`,
-        leaseTtlMs: config.leaseTtlMs ?? 15_000,
+        leaseTtlMs: ttl,
         ...(config.limits === undefined ? {} : { limits: config.limits }),
         ...(faults === undefined ? {} : { faults }),
         ...(reconcile === undefined ? {} : { reconcile }),
@@ -289,55 +232,73 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return this.driver;
     }
 
-    /** The run's store for its own host: this object's SQLite, no RPC but to the index and the artifact shards. */
-    private localStore(sync: boolean): Store {
-      const sql = this.sql;
-      const mine = (owner: string): boolean => owner.startsWith("host:") && owner !== `host:${this.boot}`;
-      return {
-        createRun: (first) => this.createHere(first),
-        append: (runId, events, guard, status) => this.appendHere(runId, events, guard, status),
-        read: async (runId, fromSeq) => sql.read(runId, fromSeq),
-        // A lease held by an earlier incarnation of this host is dead: the
-        // object is unique, and this incarnation is the one alive.
-        acquireLease: async (runId, owner, ttlMs) => sql.acquireLease(runId, owner, ttlMs, mine),
-        renewLease: async (lease, ttlMs) => sql.renewLease(lease, ttlMs),
-        releaseLease: async (lease) => sql.releaseLease(lease),
-        listRuns: async (filter?: RunFilter) => this.env.RUN_INDEX.getByName("index").list(filter ?? {}) as Promise<RunSummary[]>,
-        putArtifact: async (bytes) => unwire(await runObject(this.env.RUNS, artifactShard(sha256HexSync(bytes))).artifactPut(bytes)),
-        getArtifact: async (sha256) => unwire(await runObject(this.env.RUNS, artifactShard(sha256)).artifactGet(sha256)),
-        putSnapshot: async (runId, snapshot) => sql.putSnapshot(runId, snapshot),
-        getSnapshot: async (runId) => sql.getSnapshot(runId),
-        ...(sync ? { confirm: () => this.ctx.storage.sync() } : {}),
-      };
+    /**
+     * The run's store for its own host (see local-store.ts). Protected for
+     * the conformance suite's test object, whose runs are created not hosted
+     * (so that no alarm drives them under the suite).
+     */
+    protected localStore(sync: boolean, hosted = true): Store {
+      return localStore(
+        {
+          sql: this.sql,
+          boot: this.boot,
+          env: this.env,
+          createHere: (first) => this.createHere(first, hosted),
+          appendHere: (runId, events, guard, status) => this.appendHere(runId, events, guard, status),
+          sync: () => this.ctx.storage.sync(),
+        },
+        sync,
+      );
     }
 
-    /** Drives the run once; the alarm is set to come back when it must. */
+    /**
+     * Drives the run until it ends, waits or must stop; the alarm is set to
+     * come back when it must. A call while a drive is under way makes that
+     * drive go round once more, and answers when it is done.
+     */
     private drive(): Promise<RunOutcome | null> {
-      this.driving ??= (async () => {
+      if (this.driving !== undefined) {
+        this.again = true;
+        return this.driving;
+      }
+      const driving = (async () => {
         try {
-          const summary = this.sql.summary();
-          if (summary === undefined || TERMINAL_STATUSES.has(summary.status)) return null;
-          const outcome = await (await this.hostDriver()).resume(summary.runId);
-          if (outcome.status === "running") {
-            // Busy (a lease still held), the agent unreachable, a lost lease:
-            // come back later. The alarm survives a reset of the object.
-            const lease = this.sql.lease();
-            const at = outcome.stopped === "busy" && lease !== undefined ? lease.expiresAt + 50 : Date.now() + RETRY_MS;
-            await this.setAlarm(at);
-          }
+          let outcome: RunOutcome | null;
+          do {
+            this.again = false;
+            outcome = await this.driveOnce();
+            await this.fault("drive/finished");
+          } while (this.again);
           return outcome;
         } finally {
           this.driving = undefined;
         }
       })();
-      return this.driving;
+      this.driving = driving;
+      return driving;
+    }
+
+    private async driveOnce(): Promise<RunOutcome | null> {
+      const summary = this.sql.summary();
+      if (summary === undefined || TERMINAL_STATUSES.has(summary.status) || !this.sql.hosted()) return null;
+      // The alarm first: a drive cut short (a reset, a killed process) is
+      // resumed by it, and the dead drive's lease is known dead then.
+      await this.arm(Date.now() + ttl);
+      const outcome = await (await this.hostDriver()).resume(summary.runId);
+      if (outcome.status === "running") {
+        // Busy (a lease still held), the agent unreachable, a lost lease:
+        // come back later. The alarm survives a reset of the object.
+        const held = outcome.stopped === "busy" ? outcome.lease : undefined;
+        // (The lease's expiry is by the store's clock; the alarm, the platform's.)
+        await this.arm(held !== undefined && held !== null ? Date.now() + Math.max(0, held.expiresAt - storeClock()) + 50 : Date.now() + RETRY_MS);
+      }
+      return outcome;
     }
 
     private async hostRun(runId: RunId, task: JsonValue): Promise<RunId> {
-      // The alarm first: whatever happens next, the run is picked up again.
-      await this.setAlarm(Date.now() + (config.leaseTtlMs ?? 15_000));
       const id = await this.createHosted(runId, task);
-      void this.drive();
+      // (Its alarm was armed before the run was created: a drive that fails is tried again by it.)
+      void this.drive().catch((e: unknown) => console.error(`isoagent: run ${runId} could not be driven: ${e instanceof Error ? e.message : String(e)}`));
       return id;
     }
 
@@ -348,6 +309,34 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return d.create(task, { runId });
     }
 
+    /**
+     * An operator's answer or cancellation: the alarm is armed before the
+     * append, so that whatever happens after it, the run is driven again
+     * (and the index told) by the alarm if not by the drive started here.
+     */
+    private async operate(op: OperatorOp, append: () => Promise<unknown>): Promise<null> {
+      await this.fault(`${op}/begin`);
+      await this.arm(Date.now() + SOON_MS);
+      await this.fault(`${op}/armed`);
+      this.operating = op;
+      try {
+        await append();
+      } catch (e) {
+        // An approval asked under another policy: the drive decides the call again, under the current one.
+        if (isIsoagentError(e, "APPROVAL_STALE")) void this.drive().catch(() => this.arm(Date.now() + RETRY_MS));
+        throw e;
+      } finally {
+        this.operating = undefined;
+      }
+      await this.fault(`${op}/reported`);
+      void this.drive().catch(async (e: unknown) => {
+        console.error(`isoagent: run ${this.sql.summary()?.runId} could not be driven: ${e instanceof Error ? e.message : String(e)}`);
+        await this.arm(Date.now() + RETRY_MS);
+      });
+      await this.fault(`${op}/driving`);
+      return null;
+    }
+
     host(runId: RunId, task: JsonValue) {
       return wire(() => this.hostRun(runId, task));
     }
@@ -355,29 +344,16 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return wire(async () => (await this.hostDriver()).state(runId));
     }
     hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
-      return wire(async () => {
-        await answerThenDrive(async () => (await this.hostDriver()).approve(runId, approvalId, answer), () => void this.drive());
-        return null;
-      });
+      return wire(() => this.operate("approve", async () => (await this.hostDriver()).approve(runId, approvalId, answer)));
     }
     hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
-      return wire(async () => {
-        await answerThenDrive(async () => (await this.hostDriver()).deny(runId, approvalId, answer), () => void this.drive());
-        return null;
-      });
+      return wire(() => this.operate("deny", async () => (await this.hostDriver()).deny(runId, approvalId, answer)));
     }
     hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement) {
-      return wire(async () => {
-        await answerThenDrive(async () => (await this.hostDriver()).settle(runId, approvalId, answer), () => void this.drive());
-        return null;
-      });
+      return wire(() => this.operate("settle", async () => (await this.hostDriver()).settle(runId, approvalId, answer)));
     }
     hostCancel(runId: RunId, options: { by: string; reason?: string }) {
-      return wire(async () => {
-        await (await this.hostDriver()).cancel(runId, options);
-        await this.report(true);
-        return null;
-      });
+      return wire(() => this.operate("cancel", async () => (await this.hostDriver()).cancel(runId, options)));
     }
     hostDrive() {
       return wire(() => this.drive());
@@ -385,14 +361,62 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     hostProgress(runId: RunId) {
       return wire(() => this.driver?.progress(runId) ?? null);
     }
+    hostCheck(options: { heal: boolean; graceMs?: number }) {
+      return wire(() => this.check(options.heal, options.graceMs ?? 0));
+    }
+
+    private async check(heal: boolean, graceMs: number): Promise<RunCheck | null> {
+      const s = this.sql.summary();
+      if (s === undefined) return null;
+      const now = storeClock();
+      const lease = this.sql.leaseView(s.runId);
+      const alarmAt = await this.ctx.storage.getAlarm();
+      const hosted = this.sql.hosted();
+      const runnable = s.status === "running";
+      const live = lease !== null && lease.expiresAt > now;
+      // Runnable since its last event, leaseless since its lease's expiry: stranded since the later.
+      const since = Math.max(lease?.expiresAt ?? Number.NEGATIVE_INFINITY, s.updatedAt);
+      const alarmDue = alarmAt !== null && alarmAt >= Date.now() - graceMs;
+      const stranded = runnable && !live && now - since > graceMs && !(hosted && alarmDue);
+      const healed: ("reported" | "armed")[] = [];
+      if (heal) {
+        if (s.indexedSeq < s.seq) {
+          await this.report(true);
+          healed.push("reported");
+        }
+        // Re-armed even within the grace period: an alarm is cheap, and one
+        // that fires while a drive is under way makes it go round once more.
+        if (hosted && runnable && !live && (alarmAt === null || alarmAt < Date.now())) {
+          this.alarmClock.forget();
+          await this.arm(Date.now());
+          healed.push("armed");
+        }
+      }
+      return { runId: s.runId, status: s.status, seq: s.seq, updatedAt: s.updatedAt, lease, alarmAt, hosted, now, stranded, healed };
+    }
 
     /** Heals the index, and resumes a run whose driver vanished. */
     override async alarm(): Promise<void> {
-      this.alarmAt = null; // it fired: none is set unless this handler sets one
-      await this.report(true);
+      this.alarmClock.forget(); // it fired: what is set now is read again
+      let reported = true;
+      try {
+        await this.report(true);
+      } catch (e) {
+        reported = false;
+        console.error(`isoagent: run object could not report to the index: ${e instanceof Error ? e.message : String(e)}`);
+      }
       const s = this.sql.summary();
-      if (s !== undefined && s.status === "running") await this.drive();
+      if (s !== undefined && s.status === "running" && this.sql.hosted()) {
+        try {
+          await this.drive();
+        } catch (e) {
+          // A drive that throws (a tool set whose shapes changed, a store
+          // failure) is tried again later, never left without an alarm.
+          console.error(`isoagent: run ${s.runId} could not be driven: ${e instanceof Error ? e.message : String(e)}`);
+          await this.arm(Date.now() + RETRY_MS);
+        }
+      }
+      if (!reported) await this.arm(Date.now() + RETRY_MS);
     }
   };
 }
-

@@ -10,6 +10,10 @@ import {
   checkBatch,
   checkFirst,
   checkLease,
+  leaseAcquire,
+  leaseRelease,
+  leaseRenew,
+  leaseView,
   sha256HexSync,
   StoreError,
   type AppendGuard,
@@ -17,10 +21,11 @@ import {
   type JournalEvent,
   type JsonValue,
   type Lease,
+  type LeaseView,
   type RunCreated,
   type RunId,
+  type RunHead,
   type RunStatus,
-  type RunSummary,
   type Snapshot,
   type StoredRun,
 } from "../../src/index.js";
@@ -116,7 +121,7 @@ export class RunSql {
   }
 
   /** The run this object holds, if any. */
-  summary(): (RunSummary & { indexedSeq: number }) | undefined {
+  summary(): (RunHead & { indexedSeq: number }) | undefined {
     const r = this.record();
     if (r === undefined) return undefined;
     return { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, indexedSeq: this.get<number>("indexed_seq") ?? 0 };
@@ -132,11 +137,13 @@ export class RunSql {
     this.set("indexed_seq", seq);
   }
 
-  createRun(first: RunCreated): void {
+  /** Creates the run; `hosted` says whether this object's own host drives it (see {@link hosted}). */
+  createRun(first: RunCreated, hosted = false): void {
     checkFirst(first);
     this.tx(() => {
       if (this.record() !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
       this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (1, ?, 'running')", JSON.stringify(first));
+      this.set("hosted", hosted);
       this.set("run", { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
     });
   }
@@ -174,10 +181,8 @@ export class RunSql {
   acquireLease(runId: RunId, owner: string, ttlMs: number, breakStale?: (holder: string) => boolean): Lease | null {
     return this.tx(() => {
       const r = this.run(runId);
-      const current = this.get<Lease>("lease");
-      const now = this.now();
-      if (current !== undefined && current.expiresAt > now && current.owner !== owner && breakStale?.(current.owner) !== true) return null;
-      const lease: Lease = { runId, owner, token: r.tokens + 1, expiresAt: now + ttlMs };
+      const lease = leaseAcquire(this.get<Lease>("lease"), r.tokens, { runId, owner, ttlMs, now: this.now(), dead: breakStale });
+      if (lease === null) return null;
       this.set("run", { ...r, tokens: lease.token });
       this.set("lease", lease);
       return lease;
@@ -186,19 +191,15 @@ export class RunSql {
 
   renewLease(lease: Lease, ttlMs: number): Lease | null {
     return this.tx(() => {
-      const current = this.get<Lease>("lease");
-      const now = this.now();
-      if (current === undefined || current.token !== lease.token || current.expiresAt <= now) return null;
-      const renewed: Lease = { ...current, expiresAt: now + ttlMs };
-      this.set("lease", renewed);
+      const renewed = leaseRenew(this.get<Lease>("lease"), lease, ttlMs, this.now());
+      if (renewed !== null) this.set("lease", renewed);
       return renewed;
     });
   }
 
   releaseLease(lease: Lease): void {
     this.tx(() => {
-      const current = this.get<Lease>("lease");
-      if (current !== undefined && current.token === lease.token) {
+      if (leaseRelease(this.get<Lease>("lease"), lease)) {
         this.storage.sql.exec("DELETE FROM meta WHERE k = 'lease'");
         this.meta.set("lease", undefined);
       }
@@ -208,6 +209,22 @@ export class RunSql {
   lease(): Lease | undefined {
     return this.get<Lease>("lease");
   }
+
+  /** The run's lease as the Store port shows it. */
+  leaseView(runId: RunId): LeaseView | null {
+    this.run(runId);
+    return leaseView(this.get<Lease>("lease"));
+  }
+
+  /**
+   * Whether this object's own host drives the run (its alarm resumes it), as
+   * opposed to a driver elsewhere reaching it over RPC. Runs created before
+   * the mark existed were all hosted by default.
+   */
+  hosted(): boolean {
+    return this.get<boolean>("hosted") ?? true;
+  }
+
 
   putSnapshot(runId: RunId, snapshot: Snapshot): void {
     this.tx(() => {

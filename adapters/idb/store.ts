@@ -14,6 +14,10 @@ import {
   checkBatch,
   checkFirst,
   checkLease,
+  leaseAcquire,
+  leaseRelease,
+  leaseRenew,
+  leaseView,
   sha256HexSync,
   StoreError,
   systemClock,
@@ -22,6 +26,7 @@ import {
   type Clock,
   type JournalEvent,
   type Lease,
+  type LeaseView,
   type RunCreated,
   type RunFilter,
   type RunId,
@@ -204,7 +209,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     return { seq: next.seq, hash: next.head };
   };
 
-  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq });
+  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, lease: leaseView(r.lease) });
 
   return {
     async createRun(first: RunCreated): Promise<void> {
@@ -284,16 +289,14 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       try {
         const tx = d.transaction("runs", "readwrite", { durability });
         const run = await tx.store.get(runId);
-        const now = clock.now();
-        const current = run?.lease;
-        if (run === undefined || (current !== undefined && current.expiresAt > now && current.owner !== owner)) {
+        const lease = run === undefined ? null : leaseAcquire(run.lease, run.tokens, { runId, owner, ttlMs, now: clock.now() });
+        if (run === undefined || lease === null) {
           tx.abort();
           await tx.done.catch(() => {});
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
           remember(run);
           return null;
         }
-        const lease: Lease = { runId, owner, token: run.tokens + 1, expiresAt: now + ttlMs };
         const next: RunRecord = { ...run, tokens: lease.token, lease };
         void tx.store.put(next);
         await tx.done;
@@ -309,14 +312,12 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       try {
         const tx = d.transaction("runs", "readwrite", { durability });
         const run = await tx.store.get(lease.runId);
-        const current = run?.lease;
-        const now = clock.now();
-        if (run === undefined || current === undefined || current.token !== lease.token || current.expiresAt <= now) {
+        const renewed = run === undefined ? null : leaseRenew(run.lease, lease, ttlMs, clock.now());
+        if (run === undefined || renewed === null) {
           tx.abort();
           await tx.done.catch(() => {});
           return null;
         }
-        const renewed: Lease = { ...current, expiresAt: now + ttlMs };
         const next: RunRecord = { ...run, lease: renewed };
         void tx.store.put(next);
         await tx.done;
@@ -332,7 +333,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       try {
         const tx = d.transaction("runs", "readwrite", { durability });
         const run = await tx.store.get(lease.runId);
-        if (run?.lease !== undefined && run.lease.token === lease.token) {
+        if (run !== undefined && leaseRelease(run.lease, lease)) {
           const { lease: _gone, ...next } = run;
           void tx.store.put(next);
           await tx.done;
@@ -340,6 +341,17 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         } else await tx.done;
       } catch (e) {
         translate(e, `releasing the lease of run ${lease.runId}`);
+      }
+    },
+
+    async lease(runId: RunId): Promise<LeaseView | null> {
+      const d = await db();
+      try {
+        const run = await d.get("runs", runId);
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        return leaseView(run.lease);
+      } catch (e) {
+        return translate(e, `reading the lease of run ${runId}`);
       }
     },
 

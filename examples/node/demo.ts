@@ -170,7 +170,10 @@ const crashing = createDriver({
 });
 const crashed = await crashing.start({ goal: "mark the passport as done" });
 out(`\n  => the driver died (${crashed.stopped}); notes/done.md exists: ${await exists("notes/done.md")}; the journal has no outcome for the write`);
-await new Promise((r) => setTimeout(r, 60)); // its lease expires
+// Its lease is still held: the store shows by whom and until when. Wait for it to expire.
+const held = await store.lease(crashed.runId);
+out(`\n  The dead driver's lease: ${held?.holder}, until ${held === null ? "-" : `${held.expiresAt - Date.now()} ms from now`}`);
+if (held !== null) await new Promise((r) => setTimeout(r, Math.max(0, held.expiresAt - Date.now()) + 1));
 out("\n  A new driver takes the run over:");
 const rescuer = createDriver({
   store,

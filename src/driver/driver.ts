@@ -3,7 +3,7 @@ import { randomIds, type ApprovalId, type RunId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json/index.js";
 import { seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
 import { allowAll } from "../policy/index.js";
-import { memoryStore, type RunFilter, type RunSummary } from "../store/index.js";
+import { memoryStore, type LeaseView, type RunFilter, type RunSummary } from "../store/index.js";
 import { compileTools, type Tool } from "../tools/index.js";
 import { randomUuid, type AbortSignalLike } from "../web.js";
 import { shapeChecker, shapeHash, type DriverContext, type ToolEntry } from "./context.js";
@@ -36,8 +36,10 @@ export interface Driver {
   cancel(runId: RunId, options: { by: string; reason?: string }): Promise<RunState>;
   /** The run's state, from its journal. */
   state(runId: RunId): Promise<RunState>;
-  /** Runs in the store, most recently updated first. */
+  /** Runs in the store, most recently updated first, each with its lease. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
+  /** Who holds the run's lease and until when, by the store's clock (in the past once expired); null when none is held. */
+  lease(runId: RunId): Promise<LeaseView | null>;
   /** The run's events from `fromSeq`. */
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
   /** What a streaming agent has said so far in the step this driver is deciding for the run (not journaled). */
@@ -128,7 +130,12 @@ export function createDriver(options: DriverOptions): Driver {
     checkShapes: shapeChecker(shapes),
   };
 
-  const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => outcomeOf(await loadState(ctx.store, runId), stopped);
+  const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => {
+    const outcome = outcomeOf(await loadState(ctx.store, runId), stopped);
+    // A busy run says who holds it, and until when.
+    const lease = stopped === "busy" ? await ctx.store.lease(runId) : undefined;
+    return lease === undefined ? outcome : { ...outcome, lease };
+  };
 
   const resume = async (runId: RunId, opts: { signal?: AbortSignalLike } = {}): Promise<RunOutcome> => {
     const session = await Session.open(ctx, runId, opts.signal);
@@ -175,6 +182,7 @@ export function createDriver(options: DriverOptions): Driver {
     cancel: (runId, opts) => cancel(ctx, runId, opts),
     state: (runId) => loadState(ctx.store, runId),
     listRuns: (filter) => ctx.store.listRuns(filter),
+    lease: (runId) => ctx.store.lease(runId),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
     progress: (runId) => ctx.progress.get(runId),
   };

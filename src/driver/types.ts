@@ -5,8 +5,8 @@ import type { CallId, IdSource, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { ApprovalState, Limits, RunStatus } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
-import type { Store } from "../store/index.js";
-import type { ReconcileHook, Tool } from "../tools/index.js";
+import type { LeaseView, Store } from "../store/index.js";
+import type { ReconcileHook, SideEffect, Tool } from "../tools/index.js";
 import type { RunProgress } from "./progress.js";
 import type { ContextOptions } from "./compaction.js";
 export type { InterruptedCall, ReconcileHook, Reconciliation } from "../tools/index.js";
@@ -95,6 +95,14 @@ export interface RunOutcome {
   /** Pending approvals (when waiting). */
   readonly approvals: readonly ApprovalState[];
   readonly stopped?: "busy" | "lease_lost" | "signal" | "agent_unavailable" | "crashed" | "store_error";
+  /**
+   * When `stopped` is "busy": who holds the run's lease, and until when (by
+   * the store's clock). The run is being driven elsewhere (another tab, a
+   * driver, its Durable Object's host) until then; once the lease expires
+   * without being renewed, any driver may take the run over. Null when the
+   * holder let go between the refusal and the look.
+   */
+  readonly lease?: LeaseView | null;
   /** The store's failure, when `stopped` is "store_error" (quota exhausted, database closed, ...). */
   readonly error?: { readonly code: string; readonly message: string };
 }

@@ -226,7 +226,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   app.get("/runs/:id", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
     const state = await backend.state(runId);
-    return c.json({ run: view(state, await backend.problem?.(runId)) });
+    return c.json({ run: view(state, await backend.lease(runId), await backend.problem?.(runId)) });
   });
 
   // The run's trace: spans derived from its journal, as OTLP/JSON (content not captured).

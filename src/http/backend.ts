@@ -8,7 +8,7 @@ import { isIsoagentError } from "../errors.js";
 import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { JournalEvent, RunState } from "../journal/index.js";
-import type { RunFilter, RunSummary } from "../store/index.js";
+import type { LeaseView, RunFilter, RunSummary } from "../store/index.js";
 
 /** Why a run cannot be driven on (its tools changed shape, ...), for the operator. */
 export interface RunProblem {
@@ -22,6 +22,8 @@ export interface RunsBackend {
   list(filter: RunFilter): Promise<RunSummary[]>;
   /** The run's state; RUN_NOT_FOUND (404) for an unknown run, without creating anything for it. */
   state(runId: RunId): Promise<RunState>;
+  /** Who holds the run's lease and until when (by the store's clock), or null. */
+  lease(runId: RunId): Promise<LeaseView | null>;
   events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
   /** Answers an approval; the run is then driven on. */
   approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
@@ -58,6 +60,7 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     },
     list: (filter) => driver.listRuns(filter),
     state: (runId) => driver.state(runId),
+    lease: (runId) => driver.lease(runId),
     events: (runId, fromSeq) => driver.events(runId, fromSeq),
     approve: (runId, approvalId, answer) => answerThenDrive(() => driver.approve(runId, approvalId, answer), () => drive(runId)),
     deny: (runId, approvalId, answer) => answerThenDrive(() => driver.deny(runId, approvalId, answer), () => drive(runId)),

@@ -24,6 +24,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <div class="title"><h2 id="run-title">Pick a run</h2><button id="cancel" class="deny" hidden>Cancel run</button></div>
 <div id="summary"></div>
 <div id="trace"></div>
+<div id="lease"></div>
 <div id="approvals"></div>
 <div id="progress" hidden><h3>The agent is deciding step <span id="progress-step"></span></h3><pre id="progress-text"></pre></div>
 <h3>Journal</h3>
@@ -50,7 +51,8 @@ td pre{margin:0;white-space:pre-wrap;word-break:break-all}
 .approval pre{background:#fff;padding:6px;border-radius:4px;white-space:pre-wrap;font-size:12px}.buttons{display:flex;gap:8px;flex-wrap:wrap}
 #summary{margin:8px 0;font-size:13px}#logout{margin-left:auto}
 .login{display:block;max-width:360px;margin:40px auto}.login form{background:#fff;border-radius:6px;padding:16px 20px;display:grid;gap:8px}
-.login input{font:inherit;padding:6px}#error{color:#b3261e;margin:0}.problem{color:#b3261e}`;
+.login input{font:inherit;padding:6px}#error{color:#b3261e;margin:0}.problem{color:#b3261e}
+#lease{margin:0 0 8px;font-size:13px;opacity:.8}`;
 
 export const CONSOLE_JS = `// The isoagent operator console. Plain DOM; untrusted text goes through textContent.
 const $ = (id) => document.getElementById(id);
@@ -100,6 +102,7 @@ async function loadRuns() {
   if (!selected && runs.length > 0) selected = runs[0].runId;
   $("runs").replaceChildren(...runs.map((r) => {
     const li = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, r.runId, el("span", { class: "badge " + r.status }, r.status));
+    if (r.lease && r.status === "running") li.title = leaseText(r);
     li.addEventListener("click", () => { selected = r.runId; follow(); loadRuns(); });
     return li;
   }));
@@ -157,6 +160,17 @@ function approvalView(runId, a) {
   return section;
 }
 
+// Who drives a run (its lease is store state, by the store's clock): "busy"
+// runs are driven elsewhere until their lease expires; then any driver (a
+// Durable Object's alarm) takes them over.
+function leaseText(run) {
+  if (run.status !== "running") return "";
+  const l = run.lease;
+  if (!l) return "not driven right now: it will be resumed (by its alarm, or the next driver)";
+  const until = new Date(l.expiresAt).toLocaleTimeString();
+  return l.expiresAt > Date.now() ? "running in another driver (" + l.holder + ") until " + until + "; if it stops renewing its lease, the run is taken over then" : "the lease of " + l.holder + " expired at " + until + ": it will be taken over";
+}
+
 async function loadRun() {
   if (!selected) return;
   const { run } = await api("/runs/" + encodeURIComponent(selected));
@@ -165,7 +179,15 @@ async function loadRun() {
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
   if (run.problem) $("summary").append(el("div", { class: "problem" }, "cannot be driven: " + run.problem.code + ": " + run.problem.message));
   $("trace").replaceChildren("trace ", el("a", { href: "/runs/" + encodeURIComponent(run.runId) + "/trace", target: "_blank", rel: "noopener" }, run.traceId));
-  $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
+  $("lease").textContent = leaseText(run);
+  // Re-rendered only when what is asked changes: every journal event reloads
+  // the run, and a section replaced under the operator would drop the answer
+  // being typed, or a click between its mousedown and mouseup.
+  const shown = run.runId + " " + run.approvals.map((a) => a.approvalId).join(" ");
+  if ($("approvals").dataset.shown !== shown) {
+    $("approvals").replaceChildren(...run.approvals.map((a) => approvalView(run.runId, a)));
+    $("approvals").dataset.shown = shown;
+  }
   $("cancel").hidden = !(run.status === "running" || run.status === "waiting");
 }
 

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { tryParseJson, type JsonValue } from "../json/index.js";
 import { pendingApprovals, RUN_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import type { LeaseView } from "../store/index.js";
 
 export const STATUS: Record<string, number> = {
   JSON_SYNTAX: 400,
@@ -121,7 +122,7 @@ export function listQuery(c: Context): { status?: RunStatus[]; limit?: number } 
 }
 
 /** The state of a run as the API shows it. */
-export function view(s: RunState, problem: { code: string; message: string } | undefined): Record<string, unknown> {
+export function view(s: RunState, lease: LeaseView | null, problem: { code: string; message: string } | undefined): Record<string, unknown> {
   return {
     runId: s.runId,
     status: s.status,
@@ -137,6 +138,8 @@ export function view(s: RunState, problem: { code: string; message: string } | u
     // The OTLP trace id of the run's spans (GET /runs/:id/trace).
     traceId: s.createdHash.slice(0, 32),
     approvals: pendingApprovals(s),
+    // Who drives it and until when, by the store's clock (null: nobody holds it): store state, not journal state.
+    lease,
   };
 }
 

@@ -1,15 +1,62 @@
 /**
- * The checks every store makes of an append, shared so that stores refuse
- * the same things with the same errors.
+ * The checks every store makes of an append, and the lease rule (acquire,
+ * renew, release), shared so that stores refuse the same things with the
+ * same errors and hand out leases by one rule. Each is a pure function of
+ * the run's record as the store holds it and the store's clock; the store
+ * only reads the record and writes back what the rule returns, in one
+ * transaction.
  */
 import type { RunId } from "../ids.js";
 import { OPERATOR_EVENT_TYPES, type JournalEvent } from "../journal/index.js";
-import { StoreError, type AppendGuard, type Lease } from "./port.js";
+import { StoreError, type AppendGuard, type Lease, type LeaseView } from "./port.js";
+
+/** Whether `current` (the run's lease record) is the lease with `token`, unexpired at `now` (the store's clock). */
+export function leaseHeld(current: Lease | undefined, token: number, now: number): boolean {
+  return current !== undefined && current.token === token && current.expiresAt > now;
+}
+
+/**
+ * The lease rule's acquire: a new lease for `owner` when nobody holds the
+ * run's lease unexpired, or `owner` itself does, or its holder is known dead
+ * (`dead`, e.g. an earlier incarnation of a Durable Object's own host); null
+ * otherwise. The new token is `tokens + 1` (`tokens`: the last one handed
+ * out for the run), so tokens strictly increase.
+ */
+export function leaseAcquire(
+  current: Lease | undefined,
+  tokens: number,
+  request: { readonly runId: RunId; readonly owner: string; readonly ttlMs: number; readonly now: number; readonly dead?: ((holder: string) => boolean) | undefined },
+): Lease | null {
+  const { runId, owner, ttlMs, now } = request;
+  if (current !== undefined && current.expiresAt > now && current.owner !== owner && request.dead?.(current.owner) !== true) return null;
+  return Object.freeze({ runId, owner, token: tokens + 1, expiresAt: now + ttlMs });
+}
+
+/** The lease rule's renew: the lease extended to `now + ttlMs` while it is still held (same token, unexpired); null once it is lost. */
+export function leaseRenew(current: Lease | undefined, lease: Lease, ttlMs: number, now: number): Lease | null {
+  if (current === undefined || !leaseHeld(current, lease.token, now)) return null;
+  return Object.freeze({ ...current, expiresAt: now + ttlMs });
+}
+
+/** The lease rule's release: true when `lease` is the run's current lease (the store then drops it); a stale lease releases nothing. */
+export function leaseRelease(current: Lease | undefined, lease: Lease): boolean {
+  return current !== undefined && current.token === lease.token;
+}
+
+/**
+ * A run's lease as the store shows it: who holds it and until when (by the
+ * store's clock), or null when none was taken or it was released. An expired
+ * lease is shown with its expiry in the past: the run has had no live lease
+ * since then.
+ */
+export function leaseView(current: Lease | undefined): LeaseView | null {
+  return current === undefined ? null : { holder: current.owner, expiresAt: current.expiresAt };
+}
 
 /** The lease check: `current` is the run's lease record, `now` the store's clock. */
 export function checkLease(runId: RunId, guard: AppendGuard, current: Lease | undefined, now: number): void {
   if (guard.lease === undefined) return;
-  const held = current !== undefined && current.token === guard.lease.token && current.expiresAt > now;
+  const held = leaseHeld(current, guard.lease.token, now);
   if (!held) {
     throw new StoreError("LEASE_NOT_HELD", `the lease on run ${runId} with token ${guard.lease.token} is not held (stale or expired)`);
   }

@@ -8,8 +8,8 @@ import { systemClock, type Clock } from "../clock.js";
 import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
-import { checkBatch, checkFirst, checkLease } from "./checks.js";
-import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
+import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView } from "./checks.js";
+import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
 interface RunRecord {
   events: string[];
@@ -28,7 +28,6 @@ export interface MemoryStoreOptions {
   /** The store's clock, which judges lease expiry. Default: the system clock. */
   readonly clock?: Clock;
 }
-
 
 /**
  * A {@link Store} in memory.
@@ -87,31 +86,34 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null> {
       const r = record(runId);
-      const now = clock.now();
-      if (r.lease !== undefined && r.lease.expiresAt > now && r.lease.owner !== owner) return null;
-      r.tokens += 1;
-      r.lease = Object.freeze({ runId, owner, token: r.tokens, expiresAt: now + ttlMs });
-      return r.lease;
+      const lease = leaseAcquire(r.lease, r.tokens, { runId, owner, ttlMs, now: clock.now() });
+      if (lease === null) return null;
+      r.tokens = lease.token;
+      r.lease = lease;
+      return lease;
     },
 
     async renewLease(lease: Lease, ttlMs: number): Promise<Lease | null> {
       const r = record(lease.runId);
-      const now = clock.now();
-      if (r.lease === undefined || r.lease.token !== lease.token || r.lease.expiresAt <= now) return null;
-      r.lease = Object.freeze({ ...r.lease, expiresAt: now + ttlMs });
-      return r.lease;
+      const renewed = leaseRenew(r.lease, lease, ttlMs, clock.now());
+      if (renewed !== null) r.lease = renewed;
+      return renewed;
     },
 
     async releaseLease(lease: Lease): Promise<void> {
       const r = runs.get(lease.runId);
-      if (r?.lease !== undefined && r.lease.token === lease.token) r.lease = undefined;
+      if (r !== undefined && leaseRelease(r.lease, lease)) r.lease = undefined;
+    },
+
+    async lease(runId: RunId): Promise<LeaseView | null> {
+      return leaseView(record(runId).lease);
     },
 
     async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
       const out: RunSummary[] = [];
       for (const [runId, r] of runs) {
         if (filter.status !== undefined && !filter.status.includes(r.status)) continue;
-        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length });
+        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, lease: leaseView(r.lease) });
       }
       out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
       return filter.limit === undefined ? out : out.slice(0, filter.limit);

@@ -31,8 +31,20 @@ export interface AppendGuard {
   readonly lease?: Lease | undefined;
 }
 
-/** A run as listed. */
-export interface RunSummary {
+/**
+ * Who holds a run's lease, and until when, by the store's clock. The lease
+ * is store state, not journal state: a run's state (`reduce(events)`) never
+ * carries it. `expiresAt` in the past (by the store's clock) means the lease
+ * expired then and nobody has taken the run since.
+ */
+export interface LeaseView {
+  /** The holder's owner name (a driver's `owner`, `host:<id>` for a Durable Object's own host, a tab's name). */
+  readonly holder: string;
+  readonly expiresAt: number;
+}
+
+/** A run's head: what is listed of it beside its lease. */
+export interface RunHead {
   readonly runId: RunId;
   readonly status: RunStatus;
   readonly createdAt: number;
@@ -41,12 +53,17 @@ export interface RunSummary {
   readonly seq: number;
 }
 
+/** A run as listed: its head, and its lease as the store keeps it (null when none is held or it was released). */
+export interface RunSummary extends RunHead {
+  readonly lease: LeaseView | null;
+}
+
 /**
  * What a persistent store keeps of a run beside its events (the IndexedDB
- * and Durable Object stores do): its summary, the hash of its last event,
+ * and Durable Object stores do): its head, the hash of its last event,
  * and the last fencing token handed out.
  */
-export interface StoredRun extends RunSummary {
+export interface StoredRun extends RunHead {
   readonly head: string;
   readonly tokens: number;
 }
@@ -94,7 +111,13 @@ export interface Store {
   renewLease(lease: Lease, ttlMs: number): Promise<Lease | null>;
   /** Gives a lease up (no-op if it is no longer held). */
   releaseLease(lease: Lease): Promise<void>;
-  /** Runs, most recently updated first. */
+  /**
+   * The run's lease as the store keeps it: who holds it and until when (by
+   * the store's clock; in the past once expired), or null when none was
+   * taken or it was released. RUN_NOT_FOUND for an unknown run.
+   */
+  lease(runId: RunId): Promise<LeaseView | null>;
+  /** Runs, most recently updated first, each with its lease. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   /** Stores bytes by their SHA-256 (idempotent). */
   putArtifact(bytes: Uint8Array): Promise<ArtifactRef>;

@@ -11,3 +11,4 @@ export { fuzz, seededRandom, type FuzzOptions, type FuzzReport, type FuzzSample,
 export { baselineOf, CRASH_POINTS, crashTest, judge, recoveryOf, type Baseline, type CrashPoint, type CrashResult, type CrashScenario, type CrashTestOptions, type Execution, type RunRecord, type ScenarioWorld } from "./crash.js";
 export { listScenario, type WorldStorage } from "./scenarios.js";
 export { verifyRun, type RunVerification } from "./verify.js";
+export { findStranded, type FindStrandedOptions, type StrandedRun } from "./stranded.js";

@@ -197,6 +197,36 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     check((await s.store.acquireLease(runId, "c", 1000)) === null, "releasing a stale lease leaves the current one");
     void b;
   },
+  "lease shows who holds a run's lease and until when, by the store's clock; an expired one with its expiry; null once released": async (s) => {
+    const { runId } = await withRun(s);
+    check((await s.store.lease(runId)) === null, "no lease before one is taken");
+    const a = await lease(s, runId, "a", 1000);
+    const seen = await s.store.lease(runId);
+    check(seen !== null && seen.holder === "a" && seen.expiresAt === a.expiresAt, `the holder and expiry of the lease taken, not ${JSON.stringify(seen)}`);
+    await s.advance(400);
+    const renewed = await s.store.renewLease(a, 1000);
+    check(renewed !== null && (await s.store.lease(runId))?.expiresAt === renewed.expiresAt, "a renewal moves the expiry shown");
+    await s.advance(1500);
+    const expired = await s.store.lease(runId);
+    check(expired !== null && expired.holder === "a" && expired.expiresAt === renewed.expiresAt, "an expired lease is shown with its expiry, so its run is known to have had no live lease since");
+    const b = await lease(s, runId, "b", 1000);
+    check((await s.store.lease(runId))?.holder === "b", "a takeover shows the new holder");
+    await s.store.releaseLease(a);
+    check((await s.store.lease(runId))?.holder === "b", "releasing a stale lease leaves the holder shown");
+    await s.store.releaseLease(b);
+    check((await s.store.lease(runId)) === null, "a released lease is shown as none");
+    await refuses(s.store.lease(newRunId()), "RUN_NOT_FOUND", "the lease of an unknown run");
+  },
+  "listRuns shows each running run's lease": async (s) => {
+    const held = await withRun(s);
+    const free = await withRun(s);
+    const l = await lease(s, held.runId, "holder-x", 60_000);
+    const listed = await s.store.listRuns({ status: ["running"] });
+    const h = listed.find((r) => r.runId === held.runId);
+    const f = listed.find((r) => r.runId === free.runId);
+    check(h !== undefined && h.lease !== null && h.lease.holder === "holder-x" && h.lease.expiresAt === l.expiresAt, `the held run is listed with its lease, not ${JSON.stringify(h?.lease)}`);
+    check(f !== undefined && f.lease === null, "a run nobody holds is listed with none");
+  },
   "listRuns filters by status, newest first, with a limit": async (s) => {
     const one = await withRun(s);
     const two = await withRun(s);

@@ -17,6 +17,7 @@ import {
   type Tool,
 } from "../../src/index.js";
 import { rng } from "../helpers/rng.js";
+import { scaled } from "../helpers/time.js";
 
 const RUNS = 100;
 const STEPS = 5;
@@ -121,7 +122,7 @@ describe("a lease race: 8 drivers, one store, 100 runs of 5 steps", () => {
     expect(staleRefused).toBe(staleAppends);
     expect(staleAccepted).toBe(0);
     console.log(`lease race: ${staleAppends} stale appends refused, ${reconciledRunAgain} run_again reconciliations, ${extra} re-executions`);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 export type { Lease };

@@ -202,6 +202,8 @@ describe("cancellation, signals and leases", () => {
   it("lets an operator cancel while a call is in flight: the call is not recalled, its outcome is appended late", async () => {
     let finish!: (v: unknown) => void;
     let cancelled!: Promise<unknown>;
+    let called!: () => void;
+    const inFlight = new Promise<void>((r) => (called = r));
     const h = harness([calls(call("deploy")), final("never")], {
       tools: [
         defineTool({
@@ -213,6 +215,7 @@ describe("cancellation, signals and leases", () => {
           timeoutMs: 10_000,
           call: () => {
             cancelled = driver.cancel("run_1" as never, { by: "ana", reason: "wrong branch" });
+            called();
             return new Promise((resolve) => (finish = resolve));
           },
         }) as Tool<never, unknown>,
@@ -220,7 +223,8 @@ describe("cancellation, signals and leases", () => {
     });
     const driver = h.driver();
     const running = driver.start("t");
-    await new Promise((r) => setTimeout(r, 5));
+    // The call is in flight (not a fixed sleep: its own signal).
+    await inFlight;
     await cancelled;
     finish({ deployed: true });
     const outcome = await running;

@@ -11,12 +11,14 @@ import { launch } from "../helpers/pages.js";
 const present = chromiumPresent();
 let browser: Browser;
 let site: StaticSite;
+let built: string;
 let offline = false;
 const ARTIFACTS = "test-results";
 
 beforeAll(async () => {
   if (!present) return;
-  site = await serveStatic(await buildBrowserExample(mkdtempSync(join(tmpdir(), "isoagent-example-"))));
+  built = await buildBrowserExample(mkdtempSync(join(tmpdir(), "isoagent-example-")));
+  site = await serveStatic(built);
   browser = await launch();
   mkdirSync(ARTIFACTS, { recursive: true });
 });
@@ -77,7 +79,7 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     await page.waitForFunction(() => [...document.querySelectorAll("#journal tr[data-type='call.started']")].length >= 3);
     await page.reload();
     await ready(page);
-    await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
+    await page.waitForSelector("#run[data-status=completed]");
     const journal = await page.locator("#journal tr").allTextContents();
     expect(journal.some((row) => row.includes("call.reconciled"))).toBe(true);
     const summaryWrites = (await writes(page)).filter((w) => w.result.startsWith("Created notes/summary.md"));
@@ -97,12 +99,53 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     await ready(page);
     await page.click("#start");
     await page.locator(".approval button.approve").click();
-    await page.waitForSelector("#run[data-status=completed]", { timeout: 20_000 });
+    await page.waitForSelector("#run[data-status=completed]");
     await page.reload();
     await ready(page);
     expect(await page.locator("#runs li[data-status=completed]").count()).toBe(2);
     await context.setOffline(false);
     expect(errors).toEqual([]);
     await context.close();
+  });
+});
+
+describe.skipIf(!present)("examples/browser: a run another tab holds", () => {
+  // Issue 13, finding 2: a dead tab's lease could not be seen, and its run
+  // sat "running" with nothing saying who held it or until when. Here tab A
+  // drives a run through a slow write; tab B shows "running in another tab
+  // (A) until …"; A is closed mid-write, and B takes the run over when A's
+  // lease expires, through its resume loop. On the old code B shows nothing
+  // of the lease (there was none to show).
+  it("shows who holds it and until when, and takes it over once that tab is gone and its lease expired", async () => {
+    // Its own server: the test above takes the first one down to go offline.
+    const site = await serveStatic(built);
+    const context = await browser.newContext();
+    const a = await context.newPage();
+    const errors: string[] = [];
+    a.on("pageerror", (e) => errors.push(e.message));
+    await a.goto(`${site.url}?writeDelayMs=600000&sw=off`);
+    await ready(a);
+    await a.click("#start");
+    await a.locator(".approval button.approve").click();
+    await a.waitForFunction(() => [...document.querySelectorAll("#journal tr[data-type='call.started']")].length >= 3);
+    const runId = (await a.locator("#run-title").textContent())!.split(":")[0]!;
+    const ownerA = /this tab is (tab-[0-9a-f]+)/.exec((await a.locator("#status").textContent())!)![1]!;
+
+    const b = await context.newPage();
+    b.on("pageerror", (e) => errors.push(e.message));
+    await b.goto(`${site.url}?writeDelayMs=0&sw=off&run=${runId}`);
+    await ready(b);
+    await b.waitForFunction((who) => document.getElementById("lease")!.textContent!.startsWith(`running in another tab (${who}) until `), ownerA);
+    expect(await b.getAttribute(`#runs li[data-run="${runId}"]`, "title")).toContain(`running in another tab (${ownerA}) until `);
+
+    await a.close();
+    await b.waitForSelector("#run[data-status=completed]");
+    const ownerB = /this tab is (tab-[0-9a-f]+)/.exec((await b.locator("#status").textContent())!)![1]!;
+    const journal = await b.locator("#journal tr").allTextContents();
+    expect(journal.some((row) => row.includes(`driven by ${ownerB}`))).toBe(true);
+    expect(await b.locator("#lease").textContent()).toBe("");
+    expect(errors).toEqual([]);
+    await context.close();
+    await site.close();
   });
 });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { CSP, serveStatic } from "../../scripts/lib/static-server.js";
 import { CHROMIUM } from "./chromium.js";
+import { scaled } from "./time.js";
 
 export { CSP };
 
@@ -19,8 +20,21 @@ export async function buildPage(html: string, entry: string, out = "harness.js")
 /** Serves a folder on 127.0.0.1 with a CSP that forbids code generation. */
 export const serve = (dir: string) => serveStatic(dir);
 
+/**
+ * Launches Debian's Chromium. Every context it opens waits (for a selector,
+ * a navigation) up to 60 s, scaled by ISOAGENT_TEST_TIMEOUT_SCALE: a
+ * deadline against a hang, which a loaded machine does not reach.
+ */
 export async function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM.executablePath, args: CHROMIUM.args, headless: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM.executablePath, args: CHROMIUM.args, headless: true });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args: Parameters<Browser["newContext"]>) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(scaled(60_000));
+    context.setDefaultNavigationTimeout(scaled(60_000));
+    return context;
+  };
+  return browser;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, type Tool } from "../../src/index.js";
 import { createHttpApp, driverBackend, type RunsBackend } from "../../src/http/index.js";
+import { until as waitFor } from "../helpers/time.js";
 
 const TOKEN = "t0k3n-for-tests-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -34,13 +35,12 @@ function setup(backendOverride?: Partial<RunsBackend>) {
 
 const json = (body: unknown, headers: Record<string, string> = auth): RequestInit => ({ method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
 
+/** Waits for a state (no fixed budget: the deadline is scaled by ISOAGENT_TEST_TIMEOUT_SCALE). */
 async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let k = 0; k < 200; k++) {
+  return waitFor("the HTTP app to get there", async () => {
     const v = await f();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error("timed out");
+    return ok(v) ? { v } : undefined;
+  }, { everyMs: 5 }).then((r) => r.v);
 }
 
 describe("the HTTP app: authentication", () => {
@@ -224,5 +224,43 @@ describe("the run's trace over HTTP", () => {
     expect(spans.map((s) => s.name)).toContain("invoke_agent isoagent");
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([view.traceId]));
     expect((await app.request("/runs/run_9/trace", { headers: auth })).status).toBe(404);
+  });
+});
+
+describe("the HTTP app: leases", () => {
+  // Issue 13, finding 2: an operator could not tell "another driver holds
+  // this run until T" from "stuck". The run's view and the list show the
+  // lease (store state, not journal state); on the old code they had none.
+  it("shows who holds a run's lease and until when while it is driven, and none once it waits", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let running!: () => void;
+    const started = new Promise<void>((r) => (running = r));
+    const slow = defineTool({
+      name: "slow",
+      description: "Takes its time.",
+      inputSchema: strictObject({}),
+      sideEffect: "read_only",
+      timeoutMs: 60_000,
+      call: async () => {
+        running();
+        await held;
+        return {};
+      },
+    });
+    const driver = createDriver({ store: memoryStore(), ids: sequentialIds(), owner: "driver-in-the-api", leaseTtlMs: 30_000, agent: scriptedAgent([calls(call("slow")), final("done")]), tools: [slow as Tool<never, unknown>] });
+    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
+    const { runId } = (await (await app.request("/runs", json({ task: "t" }))).json()) as { runId: string };
+    await started;
+    const run = ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; lease: { holder: string; expiresAt: number } | null } }).run;
+    expect(run.status).toBe("running");
+    expect(run.lease?.holder).toBe("driver-in-the-api");
+    expect(run.lease!.expiresAt).toBeGreaterThan(Date.now());
+    const listed = ((await (await app.request("/runs", { headers: auth })).json()) as { runs: { runId: string; lease: unknown }[] }).runs;
+    expect(listed).toMatchObject([{ runId, lease: { holder: "driver-in-the-api", expiresAt: run.lease!.expiresAt } }]);
+    release();
+    // Released once the drive ends (just after its last append).
+    const done = await until(async () => ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; lease: unknown } }).run, (r) => r.status === "completed" && r.lease === null);
+    expect(done).toMatchObject({ status: "completed", lease: null });
   });
 });

@@ -32,7 +32,7 @@ describe("the database's upgrade path", () => {
     v1.close();
 
     const store = idbStore({ name, clock: manualClock() });
-    expect(await store.listRuns()).toEqual([{ runId: "old_run", status: "running", createdAt: 5, updatedAt: 5, seq: 1 }]);
+    expect(await store.listRuns()).toEqual([{ runId: "old_run", status: "running", createdAt: 5, updatedAt: 5, seq: 1, lease: null }]);
     expect((await store.read("old_run" as never))[0]!.hash).toBe(first.hash);
     // The fencing counter carried over: the next token is larger.
     expect((await store.acquireLease("old_run" as never, "me", 1000))!.token).toBe(4);
@@ -60,6 +60,8 @@ describe("the database's upgrade path", () => {
     expect((await store.read(runId, 2)).map((e) => e.seq)).toEqual([2]);
     // The old tab's lease is still held: nobody else gets it.
     expect(await store.acquireLease(runId, "new tab", 1000)).toBeNull();
+    // ... and it can be seen: who holds it, until when.
+    expect(await store.lease(runId)).toEqual({ holder: "old tab", expiresAt: Number.MAX_SAFE_INTEGER });
     store.close();
     const reopened = await openDB<IsoagentDB>(name);
     expect([...reopened.objectStoreNames].sort()).toEqual(["artifacts", "events", "runs", "snapshots"]);

@@ -7,6 +7,7 @@ import { askUserTool, httpFetchTool, memoryWorkspace, taskCompleteTool, workspac
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 import { bashTool } from "../../src/toolkit/bash/index.js";
 import { braveSearch, tavilySearch, webSearchTool } from "../../src/toolkit/search/index.js";
+import { scaled, until } from "../helpers/time.js";
 
 const ws = workspaceTools(memoryWorkspace({ "notes/todo.md": "- milk\n" }));
 const all = [...ws.tools, httpFetchTool({ allow: ["example.com"] }), taskCompleteTool(), askUserTool()] as Tool<never, unknown>[];
@@ -61,7 +62,7 @@ describe("the first-party tools' model-facing contract", () => {
       const report = await fuzz(t, { seed: 7, count: 500, call: t.name !== "http_fetch" });
       expect([report.validRefused, report.invalidAccepted, report.crashes]).toEqual([[], [], []]);
     }
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("task_complete and ask_user", () => {
@@ -107,7 +108,7 @@ describe("task_complete and ask_user", () => {
     expect([missing.status, await missing.json()]).toEqual([400, { error: { code: "ANSWER_REQUIRED", message: `approval ${a.approvalId} asks a person a question: approve it with an answer` } }]);
     const ok = await app.request(`/runs/${waiting.runId}/approvals/${a.approvalId}`, { method: "POST", headers: auth, body: JSON.stringify({ decision: "approve", requestHash: a.requestHash, answer: "yes", by: "ana" }) });
     expect(ok.status).toBe(200);
-    for (let k = 0; k < 100 && (await driver.state(waiting.runId)).status !== "completed"; k++) await new Promise((r) => setTimeout(r, 5));
+    await until("the answered run to complete", async () => (await driver.state(waiting.runId)).status === "completed");
     const obs = (await driver.events(waiting.runId)).find((e) => e.type === "call.finished") as { observation: { content: string } };
     expect(obs.observation.content).toBe("ana answered: yes");
   });

@@ -1,8 +1,10 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIDE_EFFECTS, StoreError, type JournalEvent, type Store } from "../../src/index.js";
+import { SIDE_EFFECTS, type JournalEvent, type Store } from "../../src/index.js";
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
+import { decode, encode, remoteStore as remoteStoreOf } from "../helpers/remote-store.js";
+import { scaled, until } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import { workspaceToolCases } from "../toolkit/cases.js";
 import type { Workspace } from "../../src/toolkit/index.js";
@@ -20,7 +22,10 @@ afterAll(async () => {
   await mf?.dispose();
 });
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Moves the run objects' store clock on (leases are judged by it): no real wait a busy machine could stretch past a lease's expiry. */
+const advanceClock = async (ms: number): Promise<void> => {
+  await mf.dispatchFetch("http://localhost/test/clock/advance", { method: "POST", body: JSON.stringify({ ms }) });
+};
 const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> => {
   const res = await mf.dispatchFetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } } as never);
   const text = await res.text();
@@ -44,39 +49,22 @@ describe("a run object's storage written by version 1 of the store", () => {
 
 // ---- the Store, over RPC, from this process -------------------------------------------
 
-function encode(v: unknown): unknown {
-  if (v instanceof Uint8Array) return { __bytes: Buffer.from(v).toString("base64") };
-  if (Array.isArray(v)) return v.map(encode);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, encode(x)]));
-  return v;
-}
-function decode(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(decode);
-  if (v !== null && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    if (typeof o["__bytes"] === "string") return new Uint8Array(Buffer.from(o["__bytes"], "base64"));
-    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, decode(x)]));
-  }
-  return v;
-}
-
-/** A Store whose every call crosses into workerd and reaches the run objects over Durable Object RPC. */
-function remoteStore(): Store {
-  const call = (method: string) => async (...args: unknown[]) => {
-    const res = await mf.dispatchFetch(`http://localhost/test/store/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
-    const r = (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string; actualSeq?: number } };
-    if (!r.ok) throw new StoreError(r.error!.code as never, r.error!.message, r.error!.actualSeq === undefined ? {} : { actualSeq: r.error!.actualSeq });
-    return decode(r.value);
-  };
-  const methods = ["createRun", "append", "read", "acquireLease", "renewLease", "releaseLease", "listRuns", "putArtifact", "getArtifact", "putSnapshot", "getSnapshot"];
-  return Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as Store;
-}
+const postRaw = (path: string, body: string) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", body } as never);
+const remoteStore = (route: "store" | "local" = "store"): Store => remoteStoreOf(postRaw, route);
 
 describe("the Durable Object store over RPC, in workerd", () => {
   runStoreConformance({
     name: "durable object (RPC)",
-    test: (name, fn) => it(name, fn, 30_000),
-    create: () => ({ store: remoteStore(), advance: (ms) => sleep(ms) }),
+    test: (name, fn) => it(name, fn, scaled(30_000)),
+    create: () => ({ store: remoteStore(), advance: (ms) => advanceClock(ms) }),
+  });
+});
+
+describe("the store a run object's own host drives its run on (localStore), in workerd", () => {
+  runStoreConformance({
+    name: "durable object (host's local store)",
+    test: (name, fn) => it(name, fn, scaled(30_000)),
+    create: () => ({ store: remoteStore("local"), advance: (ms) => advanceClock(ms) }),
   });
 });
 
@@ -92,7 +80,7 @@ function remoteWorkspace(name: string): Workspace {
 
 let workspaces = 0;
 describe("workspace tools on a Durable Object's SQLite storage, in workerd", () => {
-  workspaceToolCases({ name: "durable object", make: async () => remoteWorkspace(`ws-${++workspaces}`) }, (name, fn) => it(name, fn, 30_000));
+  workspaceToolCases({ name: "durable object", make: async () => remoteWorkspace(`ws-${++workspaces}`) }, (name, fn) => it(name, fn, scaled(30_000)));
 });
 
 describe("a driver in the Worker, its run's store in the run's object", () => {
@@ -143,28 +131,24 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     const runId = "alarm_remote_mutation";
     await post(`/test/run/${runId}/plan`, { point: "before_started" });
     await post(`/test/run/${runId}/host`, { task: "t" });
-    // Nobody calls the object now: only its alarm can bring the run home.
-    await sleep(2500);
+    // Nobody drives the run now (reading its state does not): only its alarm can bring it home.
+    await until(`run ${runId} to complete by its alarm`, async () => (await api(`/runs/${runId}`)).body.run.status === "completed");
     const { world, crashed } = (await api(`/test/run/${runId}/world`)).body;
     expect(crashed).toBe(true);
     expect(world).toEqual({ items: ["a", "b"] });
-    expect((await api(`/runs/${runId}`)).body.run.status).toBe("completed");
   });
 
   it("creates a run, refuses an approval quoting the wrong hash, approves with the right one, and lists the run", async () => {
     const created = await post("/runs", { task: "ask local_mutation" });
     expect(created.status).toBe(201);
     const runId = created.body.runId as string;
-    const until = async (ok: (run: any) => boolean) => {
-      for (let k = 0; k < 200; k++) {
+    const runUntil = (ok: (run: any) => boolean) =>
+      until(`run ${runId} to get there`, async () => {
         const run = (await api(`/runs/${runId}`)).body.run;
-        if (ok(run)) return run;
-        await sleep(25);
-      }
-      throw new Error(`run ${runId} never got there`);
-    };
+        return ok(run) ? run : undefined;
+      });
     for (const item of ["a", "b"]) {
-      const run = await until((r) => r.status === "waiting" && r.approvals.some((a: any) => a.request.args?.item === item));
+      const run = await runUntil((r) => r.status === "waiting" && r.approvals.some((a: any) => a.request.args?.item === item));
       const pending = run.approvals.find((a: any) => a.request.args?.item === item);
       expect(pending.request).toMatchObject({ kind: "call", tool: "add_item", sideEffect: "local_mutation" });
       const wrong = await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: "0".repeat(64) });
@@ -173,14 +157,13 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
       const right = await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash, by: "test-operator" });
       expect(right.status).toBe(200);
     }
-    const run = await until((r) => r.status === "completed");
+    const run = await runUntil((r) => r.status === "completed");
     expect(run.output).toBe("added");
     expect((await api(`/test/run/${runId}/world`)).body.world).toEqual({ items: ["a", "b"] });
     // The status change reaches the index before the caller is answered; the
     // seq of later progress, by the alarm.
-    await sleep(1200);
-    const listed = (await api("/runs?status=completed")).body.runs as { runId: string; seq: number }[];
-    expect(listed.find((r) => r.runId === runId)?.seq).toBe(run.seq);
+    expect((await api("/runs?status=completed")).body.runs.map((r: { runId: string }) => r.runId)).toContain(runId);
+    await until(`the index to list run ${runId} at seq ${run.seq}`, async () => ((await api("/runs?status=completed")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq);
     const late = await post(`/runs/${runId}/approvals/apr.1.s1c1.1`, { decision: "approve", requestHash: "0".repeat(64) });
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe("RUN_NOT_ACTIVE");
@@ -188,7 +171,7 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
 
   it("streams a run's journal over SSE, resumed after Last-Event-ID", async () => {
     const runId = (await post("/runs", { task: "plain_read_only" })).body.runId as string;
-    for (let k = 0; k < 100 && (await api(`/runs/${runId}`)).body.run.status !== "completed"; k++) await sleep(50);
+    await until(`run ${runId} to complete`, async () => (await api(`/runs/${runId}`)).body.run.status === "completed");
     const res = await mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", "last-event-id": "2" } });
     const text = await res.text();
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
@@ -210,15 +193,14 @@ async function crashRun(runId: string, point: string | null): Promise<{ crashed:
   if (point !== null) await post(`/test/run/${runId}/plan`, { point });
   const hosted = await post(`/test/run/${runId}/host`, { task: { goal: runId } });
   expect(hosted.body, JSON.stringify(hosted)).toMatchObject({ ok: true });
-  let run: any;
-  for (let k = 0; k < 300; k++) {
-    run = (await api(`/runs/${runId}`)).body.run;
-    if (run.status === "completed" || run.status === "failed") break;
-    for (const a of run.approvals ?? []) {
+  const run = await until(`run ${runId} to end`, async () => {
+    const r = (await api(`/runs/${runId}`)).body.run;
+    if (r.status === "completed" || r.status === "failed") return r;
+    for (const a of r.approvals ?? []) {
       if (a.request.kind === "interrupted_side_effect") await post(`/runs/${runId}/reconcile`, { approvalId: a.approvalId, requestHash: a.requestHash, resolution: "run_again", by: "test-operator" });
     }
-    await sleep(50);
-  }
+    return undefined;
+  });
   const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
   // Whether it crashed is the harness's record: a crash before anything was
   // confirmed leaves no trace in the journal, which is the point.
@@ -240,24 +222,30 @@ async function matrix(prefix: string): Promise<CrashResult[]> {
   if (prefix === "unsafe_") return rows;
   expect(matrixProblems(rows)).toEqual([]);
   // The index heals from each object's alarm, resets or not.
-  await sleep(1500);
-  const listed = (await api("/runs?limit=500")).body.runs as { runId: string; status: string; seq: number }[];
+  const want = new Map<string, number>();
   for (const sideEffect of SIDE_EFFECTS) {
     for (const point of CRASH_POINTS) {
       const runId = `${prefix}crash_${sideEffect}_${point}`;
-      const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
-      expect(listed.find((r) => r.runId === runId), runId).toMatchObject({ status: "completed", seq: events.length });
+      want.set(runId, ((await api(`/runs/${runId}/events`)).body.events as JournalEvent[]).length);
     }
   }
+  let listed: Map<string, { status: string; seq: number }> = new Map();
+  await until(
+    () => `the index to list every run completed at its last event (${JSON.stringify([...want].filter(([id, seq]) => listed.get(id)?.seq !== seq || listed.get(id)?.status !== "completed"))})`,
+    async () => {
+      listed = new Map(((await api("/runs?limit=500")).body.runs as { runId: string; status: string; seq: number }[]).map((r) => [r.runId, r]));
+      return [...want].every(([id, seq]) => listed.get(id)?.status === "completed" && listed.get(id)?.seq === seq);
+    },
+  );
   return rows;
 }
 
 describe("the crash matrix, where a crash is the object's reset", () => {
-  it("durability sync, the world in memory: 4 side-effect classes x 5 points; the alarm resumes every run; no lost step, no unreconciled re-execution", () => matrix(""), 120_000);
-  it("durability output-gate, the world another object over RPC: the same", () => matrix("gate_"), 120_000);
+  it("durability sync, the world in memory: 4 side-effect classes x 5 points; the alarm resumes every run; no lost step, no unreconciled re-execution", () => matrix(""), scaled(120_000));
+  it("durability output-gate, the world another object over RPC: the same", () => matrix("gate_"), scaled(120_000));
   it("sees the harm when the output gate is trusted with an effect it does not hold back", async () => {
     const rows = await matrix("unsafe_");
     const effectful = SIDE_EFFECTS.filter((s) => s !== "read_only");
     expect(matrixProblems(rows)).toEqual(effectful.flatMap((s) => ["during_effect", "after_effect", "after_finished"].map((p) => `${s} at ${p}: 1 unreconciled re-execution(s)`)));
-  }, 120_000);
+  }, scaled(120_000));
 });

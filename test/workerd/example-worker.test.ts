@@ -1,5 +1,6 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until as waitFor } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 
 // The Worker wrangler.toml names, bundled as wrangler would and run in workerd.
@@ -23,12 +24,10 @@ const api = async (path: string, body?: unknown): Promise<any> => {
 };
 
 async function until(runId: string, ok: (run: any) => boolean): Promise<any> {
-  for (let k = 0; k < 200; k++) {
+  return waitFor(`run ${runId} to get there`, async () => {
     const { run } = await api(`/runs/${runId}`);
-    if (ok(run)) return run;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`run ${runId} never got there`);
+    return ok(run) ? run : undefined;
+  });
 }
 
 describe("examples/worker (wrangler.toml's main) in workerd", () => {

@@ -6,7 +6,7 @@
  * it touches. No framework, no eval (the page's CSP forbids it).
  */
 import { idbStore } from "../../../adapters/idb/index.js";
-import { createDriver, type ApprovalState, type JournalEvent, type RunId, type RunSummary } from "../../../src/index.js";
+import { createDriver, type ApprovalState, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
@@ -74,11 +74,26 @@ function line(e: JournalEvent): string {
   }
 }
 
+/**
+ * Who drives a run, by its lease (IndexedDB keeps it; every tab of this
+ * origin shares it): this tab, another tab until its lease expires (then
+ * this one takes over), or nobody (this tab resumes it).
+ */
+function leaseLine(status: string, lease: LeaseView | null): string {
+  if (status !== "running") return "";
+  if (lease === null) return "not driven right now: this tab resumes it";
+  const until = new Date(lease.expiresAt).toLocaleTimeString();
+  if (lease.holder === owner) return `running in this tab (${owner})`;
+  if (lease.expiresAt > Date.now()) return `running in another tab (${lease.holder}) until ${until}; if that tab is gone, this one takes over then`;
+  return `the lease of ${lease.holder} expired at ${until}: this tab takes the run over`;
+}
+
 function renderRuns(runs: RunSummary[]): void {
   const list = $("runs");
   list.replaceChildren(
     ...runs.map((r) => {
       const item = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status), " ", el("span", { class: "seq" }, `${r.seq} events`));
+      if (r.status === "running") item.title = leaseLine(r.status, r.lease);
       item.addEventListener("click", () => {
         selected = r.runId;
         void refresh();
@@ -115,14 +130,21 @@ async function renderRun(runId: RunId): Promise<void> {
   const events = await driver.events(runId);
   $("run-title").textContent = `${runId}: ${state.status}`;
   $("run").dataset["status"] = state.status;
+  $("lease").textContent = leaseLine(state.status, await driver.lease(runId));
   const pending = Object.values(state.approvals).filter((a) => a.status === "pending");
-  $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
+  // Re-rendered only when what is asked changes: a button replaced under the
+  // pointer between its mousedown and mouseup would swallow the click.
+  const shown = `${runId} ${pending.map((a) => a.approvalId).join(" ")}`;
+  if ($("approvals").dataset["shown"] !== shown) {
+    $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
+    $("approvals").dataset["shown"] = shown;
+  }
   $("journal").replaceChildren(...events.map((e) => el("tr", { "data-type": e.type }, el("td", {}, String(e.seq)), el("td", {}, e.type), el("td", {}, line(e)))));
   const files = await workspace.files();
   $("files").replaceChildren(...files.map((f) => el("li", {}, el("strong", {}, f.path), el("pre", {}, f.content))));
 }
 
-async function refresh(): Promise<void> {
+async function render(): Promise<void> {
   const runs = await store.listRuns();
   selected ??= runs[0]?.runId;
   renderRuns(runs);
@@ -131,11 +153,50 @@ async function refresh(): Promise<void> {
   $("agent").textContent = `agent: ${describeAgent(choice, "a model below")}`;
 }
 
+/**
+ * Renders the page, one render at a time (a slow machine would pile them
+ * up, each one's reads slowing the runs' writes): a refresh asked for while
+ * one is under way makes it render once more, then answers.
+ */
+let rendering: Promise<void> | undefined;
+let renderAgain = false;
+function refresh(): Promise<void> {
+  if (rendering !== undefined) {
+    renderAgain = true;
+    return rendering;
+  }
+  rendering = (async () => {
+    try {
+      do {
+        renderAgain = false;
+        await render();
+      } while (renderAgain);
+    } finally {
+      rendering = undefined;
+    }
+  })();
+  return rendering;
+}
+
+/** Resumes every runnable run at `at` (a busy run's lease expiry), unless this tab is driving then (the loop below comes back). */
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+let expiryAt = Number.POSITIVE_INFINITY;
+function resumeAt(at: number): void {
+  if (at >= expiryAt) return;
+  clearTimeout(expiryTimer);
+  expiryAt = at;
+  expiryTimer = setTimeout(() => {
+    expiryAt = Number.POSITIVE_INFINITY;
+    if (driving === 0) void drive();
+  }, Math.max(0, at - Date.now()) + 50);
+}
+
 async function drive(runId?: RunId): Promise<void> {
   driving++;
   try {
-    if (runId !== undefined) await driver.resume(runId);
-    else await driver.driveAll();
+    const outcomes: RunOutcome[] = runId !== undefined ? [await driver.resume(runId)] : await driver.driveAll();
+    // A run another tab holds: taken over the moment its lease expires, if that tab is gone.
+    for (const o of outcomes) if (o.stopped === "busy" && o.lease !== undefined && o.lease !== null) resumeAt(o.lease.expiresAt);
   } finally {
     driving--;
     await refresh();
@@ -165,7 +226,9 @@ $("model-form").addEventListener("submit", (e) => {
 
 // Live: the journal and the list follow what this tab, or any other, writes.
 setInterval(() => void refresh(), 400);
-// A run left by a closed (or reloaded) tab is taken over once its lease expires.
+// The resume loop: a run left by a closed (or reloaded) tab is taken over
+// once its lease expires (see resumeAt), and anything runnable nobody holds
+// (a failed drive, an answer given in another tab) is picked up here.
 setInterval(() => {
   if (driving === 0) void drive();
 }, 1000);

@@ -5,7 +5,7 @@
  * localStorage, which survives the reload.
  */
 import { idbStore } from "../../../adapters/idb/index.js";
-import { call, calls, createDriver, defineTool, final, scriptedAgent, sequentialIds, strictObject, integer, type FaultPoint, type JsonValue, type RunId, type SideEffect, type Tool } from "../../../src/index.js";
+import { call, calls, createDriver, defineTool, final, scriptedAgent, sequentialIds, strictObject, integer, type FaultPoint, type JsonValue, type LeaseView, type RunId, type SideEffect, type Tool } from "../../../src/index.js";
 import { listScenario, type CrashPoint, type Execution, type RunRecord } from "../../../src/testkit/index.js";
 
 declare global {
@@ -24,6 +24,11 @@ const FAULT: Record<Exclude<CrashPoint, "during_effect">, FaultPoint> = {
 };
 const never = (): Promise<never> => new Promise(() => {});
 const owner = `page-${crypto.randomUUID()}`;
+
+/** Waits until a lease (as a store shows it) has expired; now, when there is none. */
+async function untilExpired(lease: LeaseView | null): Promise<void> {
+  while (lease !== null && lease.expiresAt >= Date.now()) await new Promise((r) => setTimeout(r, lease.expiresAt - Date.now() + 1));
+}
 
 function log(): Execution[] {
   return JSON.parse(localStorage.getItem("log") ?? "[]") as Execution[];
@@ -57,7 +62,8 @@ async function finish(runId: RunId, sideEffect: SideEffect): Promise<RunRecord> 
     for (const a of outcome.approvals) {
       if (a.request.kind === "interrupted_side_effect") await driver.settle(runId, a.approvalId, { requestHash: a.requestHash, by: "test-operator", resolution: "run_again" });
     }
-    if (outcome.stopped === "busy") await new Promise((r) => setTimeout(r, TTL));
+    // Busy: the dead page's lease, until its expiry (which the outcome says).
+    if (outcome.stopped === "busy") await untilExpired(outcome.lease ?? null);
     outcome = await driver.resume(runId);
   }
   const events = await store.read(runId);
@@ -102,7 +108,10 @@ const iso = {
 
   /** After the kill: a new page resumes the run, answering as the operator. */
   async resume(runId: string, sideEffect: SideEffect): Promise<RunRecord> {
-    await new Promise((r) => setTimeout(r, TTL + 50)); // the dead page's lease expires
+    // The dead page's lease expires: wait for its expiry, as the store says it.
+    const store = idbStore({ name: "crash" });
+    await untilExpired(await store.lease(runId as RunId));
+    store.close();
     return finish(runId as RunId, sideEffect);
   },
 

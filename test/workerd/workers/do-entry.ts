@@ -17,7 +17,7 @@
  * The marks of crashes already made are in memory (the harness's, not the run's).
  */
 import { DurableObject } from "cloudflare:workers";
-import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, wire, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
 import { createDriver, defineTool, isIsoagentError, rulesPolicy, seal, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JournalEvent, type JsonValue, type RunCreated, type SideEffect, type Store, type Tool } from "../../../src/index.js";
 import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
 import { RunSql } from "../../../adapters/durable-object/sql.js";
@@ -33,6 +33,11 @@ const FAULT: Record<string, FaultPoint> = {
 const WORLD = new Map<string, string>();
 const PLANS = new Map<string, string>();
 const CRASHED = new Set<string>();
+/** Operator crashes: a run's object is reset once at `<op>/<point>` of an operator's operation on it. */
+const OP_PLANS = new Map<string, string>();
+const OP_CRASHED = new Set<string>();
+/** Drives held once they have finished their pass, until the test lets them go (`hold`, then `release`). */
+const HOLDS = new Map<string, { promise: Promise<void>; release: () => void }>();
 const LOGS = new Map<string, JsonValue[]>();
 
 function world(runId: string): WorldStorage {
@@ -149,8 +154,12 @@ function crashOnce(hc: HostContext<Env>, point: string): void {
   hc.state.abort(`crash at ${point}`);
 }
 
+/** How far the run objects' store clock is ahead of the real one (the conformance suite moves it instead of sleeping). */
+let CLOCK_AHEAD = 0;
+
 const Base = defineRunObject<Env>({
   leaseTtlMs: 400,
+  clock: () => Date.now() + CLOCK_AHEAD,
   // "unsafe_" runs: the output gate trusted with an effect it does not hold
   // back (the world in memory), to show that the crash matrix sees it.
   durability: (hc) => (gated(hc.runId) || hc.runId.startsWith("unsafe_") ? "output-gate" : "sync"),
@@ -170,6 +179,15 @@ const Base = defineRunObject<Env>({
         },
       })) as Tool<never, unknown>[],
   policy: (hc) => rulesPolicy(typeof hc.task === "string" && hc.task.startsWith("ask ") ? [{ tool: "add_item", permission: "ask" }] : []),
+  hostFaults: (hc) => ({
+    at: async (point) => {
+      const held = HOLDS.get(hc.runId);
+      if (point === "drive/finished" && held !== undefined) await held.promise;
+      if (OP_PLANS.get(hc.runId) !== point || OP_CRASHED.has(hc.runId)) return;
+      OP_CRASHED.add(hc.runId);
+      hc.state.abort(`crash at ${point}`);
+    },
+  }),
   faults: (hc) => ({
     at: (point, where) => {
       if (where.tool !== "add_item") return;
@@ -180,14 +198,37 @@ const Base = defineRunObject<Env>({
 });
 
 export class RunObject extends Base {
-  /** Sets where the hosted run will crash. */
+  /** The Store the object's own host drives its run on, for the conformance suite (its runs are not hosted: no alarm drives them). */
+  testLocal(method: string, args: unknown[]): Promise<unknown> {
+    // (protected in defineRunObject's class, which its declared type does not show)
+    const host = this as unknown as { localStore(sync: boolean, hosted: boolean): Record<string, (...a: unknown[]) => Promise<unknown>> };
+    const store = host.localStore(false, false);
+    return wire(() => store[method]!(...args));
+  }
+  /** Sets where the hosted run will crash: at a point around its tool's effect, or (`op/point`) in an operator's operation. */
   testPlan(runId: string, point: string | null): void {
-    if (point !== null) PLANS.set(runId, point);
+    if (point === null) return;
+    if (point.includes("/")) OP_PLANS.set(runId, point);
+    else PLANS.set(runId, point);
+  }
+  /** Holds the run's next drive once it has finished its pass; `release` lets it go. */
+  testHold(runId: string, release: boolean): void {
+    if (release) return void HOLDS.get(runId)?.release();
+    let let_go!: () => void;
+    const promise = new Promise<void>((r) => (let_go = r));
+    HOLDS.set(runId, { promise, release: () => {
+      HOLDS.delete(runId);
+      let_go();
+    } });
+  }
+  /** Drops the object's alarm, as a lost one would be. */
+  async testDropAlarm(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
   }
   /** The scenario's world, the log of executions, and whether the planned crash happened. */
-  async testWorld(runId: string): Promise<{ world: JsonValue; log: JsonValue; crashed: boolean }> {
+  async testWorld(runId: string): Promise<{ world: JsonValue; log: JsonValue; crashed: boolean; operatorCrashed?: boolean }> {
     if (gated(runId)) return { ...(await (this.env.WORLD.getByName("world") as unknown as World).state(runId)), crashed: CRASHED.has(runId) };
-    return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId) };
+    return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId), operatorCrashed: OP_CRASHED.has(runId) };
   }
 }
 export { RunIndex };
@@ -225,6 +266,18 @@ export default {
         return Response.json({ ok: false, error: { code: e.code, message: e.message, actualSeq: (e as { actualSeq?: number }).actualSeq } });
       }
     }
+    if (url.pathname.startsWith("/test/local/")) {
+      // The run object's local store (its host's), reached in the object of
+      // the run each call names: one run per object.
+      const method = url.pathname.slice("/test/local/".length);
+      const args = decode(await request.json()) as unknown[];
+      const first = args[0] as { runId?: string } | string | undefined;
+      const runId = typeof first === "string" ? first : (first?.runId ?? null);
+      // A run-less call (artifacts, listing) may go to any object.
+      const stub = env.RUNS.getByName(runId ?? "local-store-any") as unknown as RunObject;
+      const r = (await stub.testLocal(method, args)) as { ok: boolean; value?: unknown; error?: unknown };
+      return Response.json(r.ok ? { ok: true, value: encode(r.value ?? null) } : r);
+    }
     if (url.pathname.startsWith("/test/workspace/")) {
       const [, , , name, method] = url.pathname.split("/");
       const stub = env.WORKSPACES.getByName(name!) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
@@ -239,6 +292,17 @@ export default {
       const outcome = await driver.start(s.task, { runId: url.searchParams.get("runId") as RunId });
       const events = await driver.events(outcome.runId);
       return Response.json({ status: outcome.status, world: world.state(), types: events.map((e) => e.type), owners: events.flatMap((e) => (e.type === "run.resumed" ? [e.owner] : [])) });
+    }
+    if (url.pathname === "/test/clock/advance") {
+      CLOCK_AHEAD += Number(((await request.json()) as { ms: number }).ms);
+      return Response.json({ ok: true });
+    }
+    if (url.pathname === "/test/index/stranded") {
+      // The index's check of every run it lists as not ended (lease, alarm, journal status), healing nothing.
+      return Response.json(await env.RUN_INDEX.getByName("index").stranded({ graceMs: Number(url.searchParams.get("grace") ?? 0) }));
+    }
+    if (url.pathname === "/test/index/sweep") {
+      return Response.json(await env.RUN_INDEX.getByName("index").sweep());
     }
     if (url.pathname === "/test/sql-from-v1") {
       return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
@@ -256,6 +320,8 @@ export default {
       const body = request.method === "POST" ? ((await request.json()) as { point?: string; task?: JsonValue }) : {};
       if (action === "plan") await stub.testPlan(runId!, body.point ?? null);
       if (action === "world") return Response.json(await stub.testWorld(runId!));
+      if (action === "hold" || action === "release") await stub.testHold(runId!, action === "release");
+      if (action === "drop-alarm") await stub.testDropAlarm();
       if (action === "host") {
         // The run is created before it is driven; a crash planned early may
         // reset the object before its reply leaves, which the caller sees.

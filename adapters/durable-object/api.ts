@@ -1,0 +1,99 @@
+/**
+ * What a run object answers over RPC, and the types its callers share (the
+ * Store client, the HTTP backend, the index's sweep).
+ */
+import type { ApprovalAnswer, ApprovalId, AppendGuard, ArtifactRef, JournalEvent, JsonValue, Lease, LeaseView, RunCreated, RunId, RunOutcome, RunState, RunStatus, Settlement, Snapshot, StepProgress } from "../../src/index.js";
+import type { RunIndex } from "./index-object.js";
+import type { Wire } from "./wire.js";
+
+/** The bindings a run object needs: its own namespace (for artifact shards) and the index. */
+export interface RunBindings {
+  readonly RUNS: DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
+  readonly RUN_INDEX: DurableObjectNamespace<RunIndex>;
+}
+
+/** An operator's operation on a hosted run, for fault injection. */
+export type OperatorOp = "approve" | "deny" | "settle" | "cancel";
+
+/**
+ * The await points of an operator's operation on a hosted run, in order:
+ * before anything, after the alarm is armed, after the answer is appended
+ * (before the index hears of it), after the index heard, after the drive
+ * was started (before the caller is answered).
+ */
+export type OperatorPoint = "begin" | "armed" | "appended" | "reported" | "driving";
+
+/**
+ * Where the crash tests may reset a run object (or hold it): an operator's
+ * operation at one of its await points, or a drive that has finished its
+ * pass (before it looks whether it must go round again).
+ */
+export type HostFaultPoint = `${OperatorOp}/${OperatorPoint}` | "drive/finished";
+
+/** What a run object says of its run when asked by the index's sweep or a check. */
+export interface RunCheck {
+  readonly runId: RunId;
+  readonly status: RunStatus;
+  readonly seq: number;
+  readonly updatedAt: number;
+  readonly lease: LeaseView | null;
+  /** When the object's alarm is set for, or null when none is. */
+  readonly alarmAt: number | null;
+  /** Whether the object's own host drives the run (else a driver elsewhere does). */
+  readonly hosted: boolean;
+  /** The object's clock when it answered. */
+  readonly now: number;
+  /**
+   * Runnable (running) with no live lease for longer than the grace period,
+   * and, when hosted, no alarm due within it: nothing will ever drive it.
+   */
+  readonly stranded: boolean;
+  /** What the check did about it, when asked to heal: "reported" (the index was behind), "armed" (the alarm was set). */
+  readonly healed: readonly ("reported" | "armed")[];
+}
+
+/** The RPC surface of a run object (store, host, artifacts). */
+export interface RunObjectApi {
+  storeCreateRun(first: RunCreated): Promise<Wire<null>>;
+  storeAppend(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<Wire<{ seq: number; hash: string }>>;
+  storeRead(runId: RunId, fromSeq: number): Promise<Wire<JournalEvent[]>>;
+  storeAcquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Wire<Lease | null>>;
+  storeRenewLease(lease: Lease, ttlMs: number): Promise<Wire<Lease | null>>;
+  storeReleaseLease(lease: Lease): Promise<Wire<null>>;
+  storeLease(runId: RunId): Promise<Wire<LeaseView | null>>;
+  storePutSnapshot(runId: RunId, snapshot: Snapshot): Promise<Wire<null>>;
+  storeGetSnapshot(runId: RunId): Promise<Wire<Snapshot | null>>;
+  storeConfirm(): Promise<Wire<null>>;
+  artifactPut(bytes: Uint8Array): Promise<Wire<ArtifactRef>>;
+  artifactGet(sha256: string): Promise<Wire<Uint8Array | null>>;
+  host(runId: RunId, task: JsonValue): Promise<Wire<RunId>>;
+  hostState(runId: RunId): Promise<Wire<RunState>>;
+  hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
+  hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
+  hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<Wire<null>>;
+  hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
+  /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
+  hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
+  /** Drives the hosted run now (tests; the alarm does it otherwise). */
+  hostDrive(): Promise<Wire<RunOutcome | null>>;
+  /**
+   * The run's lease, alarm and status, judged stranded or not after `graceMs`
+   * (default 0); with `heal`, an index that is behind is told, and a
+   * stranded hosted run's alarm is set. Null when the object holds no run.
+   */
+  hostCheck(options: { heal: boolean; graceMs?: number }): Promise<Wire<RunCheck | null>>;
+}
+
+/**
+ * A run object's stub, typed by its API (Workers' RPC stub types recurse too
+ * deep on a run's state for the compiler; the values are the same).
+ */
+export function runObject(ns: RunBindings["RUNS"], name: string): RunObjectApi {
+  return ns.getByName(name) as unknown as RunObjectApi;
+}
+
+/** The shard object that keeps an artifact: by the first two hex digits of its SHA-256. */
+export function artifactShard(sha256: string): string {
+  return `artifacts:${sha256.slice(0, 2)}`;
+}
+

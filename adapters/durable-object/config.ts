@@ -1,0 +1,50 @@
+/**
+ * How a deployment's run objects host their runs: the agent, tools, policy
+ * and reconciliation of each, given the object it runs in.
+ */
+import type { Agent, Faults, JsonValue, Limits, Policy, ReconcileHook, RunId, Tool } from "../../src/index.js";
+import type { HostFaultPoint, RunBindings } from "./api.js";
+
+/** What a hosted run is given, per object. */
+export interface HostContext<Env> {
+  readonly env: Env;
+  readonly runId: RunId;
+  /** The task the run was created with. */
+  readonly task: JsonValue;
+  readonly storage: DurableObjectStorage;
+  /** The object's state (its storage, alarms, and `abort()`, which resets it). */
+  readonly state: DurableObjectState;
+}
+
+/** How the run objects of a deployment drive their runs. */
+export interface RunObjectConfig<Env extends RunBindings> {
+  agent(ctx: HostContext<Env>): Agent;
+  /** The run's tools; a promise when they come from elsewhere (an MCP server's listing: isoagent/mcp). */
+  tools(ctx: HostContext<Env>): readonly Tool<never, unknown>[] | Promise<readonly Tool<never, unknown>[]>;
+  policy?(ctx: HostContext<Env>): Policy;
+  reconcile?(ctx: HostContext<Env>): ReconcileHook;
+  secrets?(env: Env): readonly string[];
+  readonly limits?: Partial<Limits>;
+  /** Default 15,000 ms. */
+  readonly leaseTtlMs?: number;
+  /**
+   * How a call's start is made durable before its side effect.
+   *
+   * - `"output-gate"` (default): nothing extra. Safe when every effect of the
+   *   tools is a message leaving the object (fetch, RPC to another object or
+   *   service, a WebSocket message: the output gate holds it until the start
+   *   is confirmed) or a write to this object's own storage (committed in
+   *   order after the start, or lost with it).
+   * - `"sync"`: `await storage.sync()` before each effect (one more fsync per
+   *   effectful step). Use it when a tool can act outside both, e.g. on state
+   *   shared in the isolate's memory or through writes that opt out of the gate.
+   */
+  durability?(ctx: HostContext<Env>): "output-gate" | "sync";
+  /** @internal The store's clock, which judges leases (the conformance suite moves it); default `Date.now`. Alarms keep the platform's. */
+  readonly clock?: () => number;
+  /** @internal Fault injection for the crash tests. */
+  faults?(ctx: HostContext<Env>): Faults | undefined;
+  /** @internal Fault injection at the host's own await points (the crash tests reset the object there, or hold it). */
+  hostFaults?(ctx: HostContext<Env>): { at(point: HostFaultPoint): void | Promise<void> } | undefined;
+}
+

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { call, calls, Crash, final, rulesPolicy, type Faults, type Store } from "../../src/index.js";
+import { findStranded } from "../../src/testkit/index.js";
+import { harness } from "./helpers.js";
+
+const TTL = 3_000;
+const GRACE = 1_000;
+
+/** Crashes the driver after the first call's start is journaled: it dies holding the lease, as a closed tab does. */
+const dieHoldingTheLease: Faults = {
+  at: (p) => {
+    if (p === "after_start_append") throw new Crash();
+  },
+};
+
+describe("leases you can see", () => {
+  // Finding 2 of issue 13: a dead tab's lease could not be seen. `busy` said
+  // neither who held the run nor until when, and a run summary had no lease:
+  // "another tab holds it until T" looked the same as "stuck". On the old
+  // code the outcome has no `lease`, and the store no `lease(runId)`.
+  it("a busy outcome says who holds the run's lease and until when; the listing shows it; past its expiry and the grace period the run is found stranded, then taken over", async () => {
+    const h = harness([calls(call("read_file", { path: "notes.md" })), final("read")]);
+    const dead = await h.driver({ owner: "tab-a", leaseTtlMs: TTL, faults: dieHoldingTheLease }).start("t");
+    expect(dead.stopped).toBe("crashed");
+    const runId = dead.runId;
+    const expiresAt = h.clock.now() + TTL;
+
+    const other = h.driver({ owner: "tab-b", leaseTtlMs: TTL });
+    const busy = await other.resume(runId);
+    expect(busy).toMatchObject({ status: "running", stopped: "busy", lease: { holder: "tab-a", expiresAt } });
+    expect(await h.store.lease(runId)).toEqual({ holder: "tab-a", expiresAt });
+    expect((await other.listRuns()).map((r) => [r.runId, r.lease])).toEqual([[runId, { holder: "tab-a", expiresAt }]]);
+
+    // Held: not stranded. Expired, within the grace period: not yet.
+    expect(await findStranded(h.store, h.clock.now(), { grace: GRACE })).toEqual([]);
+    h.clock.advance(TTL + GRACE);
+    expect(await findStranded(h.store, h.clock.now(), { grace: GRACE })).toEqual([]);
+    // Past it: stranded since the lease's expiry, the expired lease shown as it was.
+    h.clock.advance(1);
+    expect(await findStranded(h.store, h.clock.now(), { grace: GRACE })).toEqual([{ runId, status: "running", listedAs: "running", lease: { holder: "tab-a", expiresAt }, since: expiresAt }]);
+
+    const done = await other.resume(runId);
+    expect(done.status).toBe("completed");
+    expect(done.lease).toBeUndefined();
+    expect(await h.store.lease(runId)).toBeNull();
+    expect(await findStranded(h.store, h.clock.now(), { grace: 0 })).toEqual([]);
+  });
+
+  it("findStranded judges each run by its journal, not by its listing: a run an index lists as waiting that an answer made runnable is found", async () => {
+    const h = harness([calls(call("write_file", { path: "a", content: "x" })), final("ok")], { policy: rulesPolicy([{ tool: "write_file", permission: "ask" }]) });
+    const waiting = await h.driver().start("t");
+    expect(waiting.status).toBe("waiting");
+    const [a] = waiting.approvals;
+    await h.driver().approve(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
+    // An index that missed the answer's report still lists the run as waiting.
+    const lagging: Store = { ...h.store, listRuns: async (f) => (await h.store.listRuns()).filter((r) => f?.status === undefined || f.status.includes("waiting")).map((r) => ({ ...r, status: "waiting" as const })) };
+    h.clock.advance(GRACE + 1);
+    expect(await findStranded(lagging, h.clock.now(), { grace: GRACE })).toMatchObject([{ runId: waiting.runId, status: "running", listedAs: "waiting", lease: null }]);
+  });
+
+  it("findStranded refuses a grace period that is not a number of ms", async () => {
+    const h = harness([final("ok")]);
+    await expect(findStranded(h.store, 0, { grace: Number.NaN })).rejects.toThrow("findStranded needs a grace period of 0 ms or more");
+  });
+});
