@@ -11,11 +11,12 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
 /**
  * Bytes, minified and gzipped: what issue 18 reached, rounded up to 100
  * bytes, with what the work merged beside it added (MCP's ToolContext
- * progress and putArtifact, the preview's permit: +0.5 KB).
+ * progress and putArtifact, the preview's permit, leases in the stores'
+ * summaries and the busy outcome: +0.7 KB).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 44_800,
-  driver: 39_600,
+  index: 45_000,
+  driver: 39_800,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */
