@@ -39,7 +39,7 @@ const post = (path: string, body: unknown) => api(path, { method: "POST", body: 
 
 describe("bash in workerd, no nodejs_compat", () => {
   it("runs pipelines, commits changes, refuses paths outside the workspace, stops an endless loop at its deadline; eval refused, no process", async () => {
-    const { body } = await post("/bash/memory", { commands: ["cat notes/a.md | wc -l; echo x > b.txt; ls", "p=/etc; echo x > $p/passwd", "while true; do :; done"], timeoutMs: 1500 });
+    const { body } = await post("/bash/memory", { commands: ["cat notes/a.md | wc -l; echo x > b.txt; ls", "p=/etc; echo x > $p/passwd", "while true; do sleep 0.05; done"], timeoutMs: 1500 });
     expect(body.platform).toEqual({ process: "undefined", codegen: "refused: Code generation from strings disallowed for this context" });
     expect(body.texts).toEqual([
       "exit code: 0\n--- stdout ---\n2\nb.txt\nnotes\n--- stderr ---\n(empty)\n[Committed 1 file change: created b.txt (+1 -0).]",

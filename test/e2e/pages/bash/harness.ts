@@ -37,7 +37,7 @@ async function probeEval(): Promise<{ refused: boolean; reported: string[] }> {
 }
 
 /** The commands the test pins, run by the page itself (not from a test's evaluate, which CSP may not hold to). */
-const COMMANDS = ["cat notes/a.md | wc -l; echo x > b.txt; ls", "p=/etc; echo x > $p/passwd", "while true; do :; done", "printf 'a\\tb\\n' | cut -f2 | tr a-z A-Z"];
+const COMMANDS = ["cat notes/a.md | wc -l; echo x > b.txt; ls", "p=/etc; echo x > $p/passwd", "while true; do sleep 0.05; done", "printf 'a\\tb\\n' | cut -f2 | tr a-z A-Z"];
 
 /** Runs the commands through a driver over a fresh IndexedDB workspace: the results, the files after, the CSP violations seen, the eval probe, the first command's time. */
 async function run(): Promise<{ texts: string[]; files: Record<string, string>; violations: string[]; evalProbe: { refused: boolean; reported: string[] }; firstMs: number }> {
