@@ -93,6 +93,7 @@ function describe(e) {
     case "run.completed": return "output " + JSON.stringify(e.output);
     case "run.failed": return e.reason + ": " + e.detail;
     case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");
+    case "run.moved": return "moved from " + e.from + " to " + e.to + " (epoch " + e.epoch + ")";
     default: return "";
   }
 }

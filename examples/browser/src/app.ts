@@ -71,6 +71,8 @@ function line(e: JournalEvent): string {
       return `${e.reason}: ${e.detail}`;
     case "run.cancelled":
       return `by ${e.by}`;
+    case "run.moved":
+      return `moved from ${e.from} to ${e.to} (epoch ${e.epoch})`;
   }
 }
 
