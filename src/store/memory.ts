@@ -9,6 +9,7 @@ import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
 import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView } from "./checks.js";
+import { checkImport, checkOwned, checkSeal, custodyAfterImport, tokensAfter, type Custody } from "./custody.js";
 import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
 interface RunRecord {
@@ -21,6 +22,8 @@ interface RunRecord {
   tokens: number;
   /** The latest snapshot, as JSON text (a read can never alias it). */
   snapshot: { seq: number; text: string } | undefined;
+  /** Absent while this store owns the run (see custody.ts). */
+  custody?: Custody | undefined;
 }
 
 /** Options of {@link memoryStore}. */
@@ -42,6 +45,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const clock = options.clock ?? systemClock;
   const runs = new Map<RunId, RunRecord>();
   const artifacts = new Map<string, Uint8Array>();
+
+  const write = (r: RunRecord, events: readonly JournalEvent[], status: RunStatus): void => {
+    for (const e of events) r.events.push(JSON.stringify(e));
+    const last = events[events.length - 1]!;
+    r.head = { seq: last.seq, hash: last.hash };
+    r.status = status;
+    r.updatedAt = last.at;
+  };
 
   const record = (runId: RunId): RunRecord => {
     const r = runs.get(runId);
@@ -67,15 +78,38 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const r = record(runId);
+      checkOwned(runId, r.custody);
       checkLease(runId, guard, r.lease, clock.now());
       checkBatch(runId, events, guard, r.head);
-      const texts = events.map((e) => JSON.stringify(e));
-      for (const t of texts) r.events.push(t);
-      const last = events[events.length - 1]!;
-      r.head = { seq: last.seq, hash: last.hash };
-      r.status = status;
-      r.updatedAt = last.at;
+      const sealed = checkSeal(runId, events, r.tokens);
+      write(r, events, status);
+      if (sealed !== undefined) {
+        r.custody = sealed;
+        r.lease = undefined;
+      }
       return { ...r.head };
+    },
+
+    async importEvents(runId, events, guard) {
+      const r = runs.get(runId);
+      checkImport(runId, r === undefined ? undefined : { custody: r.custody, ...r.head }, events, guard.expectedSeq);
+      const target: RunRecord = r ?? { events: [], head: { seq: 0, hash: "" }, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, lease: undefined, tokens: 0, snapshot: undefined };
+      target.custody = custodyAfterImport(target.custody, events, guard.role, guard.here, clock.now());
+      target.tokens = tokensAfter(target.tokens, events);
+      write(target, events, guard.status);
+      runs.set(runId, target);
+      return { ...target.head, custody: target.custody };
+    },
+
+    async custody(runId) {
+      return record(runId).custody;
+    },
+
+    async abandonTransit(runId) {
+      const r = record(runId);
+      if (r.custody?.role !== "in_transit") return false;
+      r.custody = { role: "mirror", received: r.custody.received };
+      return true;
     },
 
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
@@ -86,6 +120,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null> {
       const r = record(runId);
+      checkOwned(runId, r.custody);
       const lease = leaseAcquire(r.lease, r.tokens, { runId, owner, ttlMs, now: clock.now() });
       if (lease === null) return null;
       r.tokens = lease.token;
@@ -113,7 +148,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const out: RunSummary[] = [];
       for (const [runId, r] of runs) {
         if (filter.status !== undefined && !filter.status.includes(r.status)) continue;
-        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, lease: leaseView(r.lease) });
+        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
       }
       out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
       return filter.limit === undefined ? out : out.slice(0, filter.limit);
