@@ -13,12 +13,9 @@ import { openDB, type IDBPDatabase } from "idb";
 import {
   checkBatch,
   checkFirst,
-  checkImport,
   checkLease,
   checkOwned,
   checkSeal,
-  custodyAfterImport,
-  tokensAfter,
   leaseAcquire,
   leaseRelease,
   leaseRenew,
@@ -42,6 +39,7 @@ import {
   type Snapshot,
   type Store,
 } from "../../src/index.js";
+import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
 import { DB_VERSION, eventsOf, upgrade, type IsoagentDB, type RunRecord } from "./schema.js";
 
 /** How many runs' records a store remembers for its appends. */

@@ -15,6 +15,7 @@ import { shapeChecker } from "../driver/context.js";
 import { StoreError, type Custody, type Store } from "../store/index.js";
 import type { Workspace } from "../toolkit/workspace.js";
 import { MoveError } from "./errors.js";
+import { memoryCopies } from "./memory.js";
 import { checkFencing, readBundle, type BundleInput, type BundleLimits, type VerifiedBundle } from "./read.js";
 
 /** Options of {@link importRun}. */
@@ -57,8 +58,16 @@ export interface ImportResult {
 /** Snapshots of an imported run: one when it is created or has grown by this many events since the last. */
 const SNAPSHOT_EVERY = 128;
 
-/** The stores that can take part in moves have these. */
+/**
+ * The store with its copy operations: a store that can take part in moves
+ * has `importEvents`, `custody` and `abandonTransit` (a memory store gets
+ * them from isoagent/move); MOVE_REFUSED for one that has not.
+ */
 export function movable(store: Store): Store & Required<Pick<Store, "importEvents" | "custody" | "abandonTransit">> {
+  if (typeof store.importEvents !== "function") {
+    const copies = memoryCopies(store);
+    if (copies !== undefined) store = { ...store, ...copies };
+  }
   if (typeof store.importEvents !== "function" || typeof store.custody !== "function" || typeof store.abandonTransit !== "function") {
     throw new MoveError("MOVE_REFUSED", "this store cannot take part in moves or mirrors: it has no importEvents, custody and abandonTransit (see the Store port)");
   }
@@ -112,7 +121,7 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
       return { runId, outcome: "unchanged", seq: head, written: 0, status: copy!.state.status, custody: custodyNow };
     }
     // Refused before anything is written (the store refuses it again, atomically).
-    if (copy !== undefined && custodyNow === undefined) throw new StoreError("RUN_OWNED", `run ${runId} is owned by this store: its journal grows by its own appends only, never by an import`);
+    if (copy !== undefined && custodyNow === undefined) throw new StoreError("RUN_OWNED", `run ${runId} is owned here: it grows by its own appends, never by an import`);
     let after: RunState;
     try {
       if (copy === undefined) after = reduce(fresh);

@@ -15,3 +15,4 @@ export { localPlace, sealRun, type LocalPlaceOptions, type Place, type SealOptio
 export { moveRun, settleMove, type MoveFaults, type MoveOutcome, type MovePoint, type Settlement } from "./move.js";
 export { toolShapes } from "./shapes.js";
 export { fromBase64, toBase64 } from "./base64.js";
+export { checkImport, custodyAfterImport, tokensAfter } from "../store/copies.js";

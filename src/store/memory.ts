@@ -9,10 +9,11 @@ import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
 import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView } from "./checks.js";
-import { checkImport, checkOwned, checkSeal, custodyAfterImport, tokensAfter, type Custody } from "./custody.js";
+import { checkOwned, checkSeal, type Custody } from "./custody.js";
 import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
-interface RunRecord {
+/** @internal A memory store's record of a run (isoagent/move writes copies into it: see {@link MEMORY_STORES}). */
+export interface RunRecord {
   events: string[];
   head: { seq: number; hash: string };
   status: RunStatus;
@@ -31,6 +32,14 @@ export interface MemoryStoreOptions {
   /** The store's clock, which judges lease expiry. Default: the system clock. */
   readonly clock?: Clock;
 }
+
+/**
+ * @internal Each memory store's runs, its clock and its writer, for
+ * isoagent/move, which gives a memory store the copy operations of the Store
+ * port (`importEvents`, `abandonTransit`: see `movable`), so that the core
+ * carries only the refusals every store must make.
+ */
+export const MEMORY_STORES = new WeakMap<Store, { runs: Map<RunId, RunRecord>; clock: Clock; write(r: RunRecord, events: readonly JournalEvent[], status: RunStatus): void }>();
 
 /**
  * A {@link Store} in memory.
@@ -60,7 +69,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     return r;
   };
 
-  return {
+  const store: Store = {
     async createRun(first: RunCreated): Promise<void> {
       checkFirst(first);
       if (runs.has(first.runId)) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
@@ -90,27 +99,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       return { ...r.head };
     },
 
-    async importEvents(runId, events, guard) {
-      const r = runs.get(runId);
-      checkImport(runId, r === undefined ? undefined : { custody: r.custody, ...r.head }, events, guard.expectedSeq);
-      const target: RunRecord = r ?? { events: [], head: { seq: 0, hash: "" }, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, lease: undefined, tokens: 0, snapshot: undefined };
-      target.custody = custodyAfterImport(target.custody, events, guard.role, guard.here, clock.now());
-      target.tokens = tokensAfter(target.tokens, events);
-      write(target, events, guard.status);
-      runs.set(runId, target);
-      return { ...target.head, custody: target.custody };
-    },
-
-    async custody(runId) {
-      return record(runId).custody;
-    },
-
-    async abandonTransit(runId) {
-      const r = record(runId);
-      if (r.custody?.role !== "in_transit") return false;
-      r.custody = { role: "mirror", received: r.custody.received };
-      return true;
-    },
+    custody: async (runId) => record(runId).custody,
 
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
       return record(runId)
@@ -176,4 +165,6 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       return snapshot === undefined ? null : (JSON.parse(snapshot.text) as Snapshot);
     },
   };
+  MEMORY_STORES.set(store, { runs, clock, write });
+  return store;
 }

@@ -85,7 +85,7 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
       check(role(await store.custody(runId)) === r, `custody says ${r}`);
       check((await store.read(runId)).map((e) => e.hash).join() === events.map((e) => e.hash).join(), "the events read back as imported");
       const code = r === "mirror" ? "RUN_MIRROR" : "RUN_IN_TRANSIT";
-      const message = r === "mirror" ? `run ${runId} is a read-only mirror here: it is owned elsewhere, and driven here only once a move hands it over` : `run ${runId} is in transit to this store: it is not driven here until its source seals the move (run.moved)`;
+      const message = r === "mirror" ? `run ${runId} is a read-only mirror here: it is owned elsewhere` : `run ${runId} is in transit here: it is driven here once its source seals the move`;
       await refuses(store.acquireLease(runId, "a", 1000), code, `a lease on a ${r}`, message);
       await refuses(store.append(runId, chain(events[1]!, [cancelled()]), { expectedSeq: 2 }, "cancelled"), code, `an operator's append to a ${r}`, message);
       const listed = (await store.listRuns()).find((x) => x.runId === runId);
@@ -105,7 +105,7 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     const own = newRunId();
     const first = created(own);
     await store.createRun(first);
-    await refuses(store.importEvents(own, chain(first, [resumed(1)]), { expectedSeq: 1, status: "running", role: "mirror" }), "RUN_OWNED", "an import into a run the store owns", `run ${own} is owned by this store: its journal grows by its own appends only, never by an import`);
+    await refuses(store.importEvents(own, chain(first, [resumed(1)]), { expectedSeq: 1, status: "running", role: "mirror" }), "RUN_OWNED", "an import into a run the store owns", `run ${own} is owned here: it grows by its own appends, never by an import`);
     check((await store.read(own)).length === 1, "nothing of the refused import is written");
   },
   "moves: a seal (run.moved, appended with the lease) ends the store's ownership: every append and lease is refused with RUN_MOVED, naming the destination": async (s) => {
@@ -118,7 +118,7 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     await store.append(runId, [sealEvent!], { expectedSeq: 1, lease: l }, "running");
     const c = await store.custody(runId);
     check(c?.role === "moved" && c.to === "there" && c.epoch === l.token + 1 && c.seq === 2, `custody after the seal: moved to there, not ${JSON.stringify(c)}`);
-    const message = `run ${runId} moved to there at event 2 (epoch ${l.token + 1}): it is continued there, and this store takes nothing more for it`;
+    const message = `run ${runId} moved to there at event 2 (epoch ${l.token + 1}): it is continued there`;
     await refuses(store.acquireLease(runId, "driver", 1000), "RUN_MOVED", "a lease after the seal", message);
     await refuses(store.append(runId, chain(sealEvent!, [cancelled()]), { expectedSeq: 2 }, "cancelled"), "RUN_MOVED", "an operator's append after the seal", message);
     await refuses(store.append(runId, chain(sealEvent!, [resumed(l.token)]), { expectedSeq: 2, lease: l }, "running"), "RUN_MOVED", "the mover's own append after the seal", message);
