@@ -2,7 +2,7 @@
  * What a run object answers over RPC, and the types its callers share (the
  * Store client, the HTTP backend, the index's sweep).
  */
-import type { ApprovalAnswer, ApprovalId, AppendGuard, ArtifactRef, JournalEvent, JsonValue, Lease, LeaseView, RunCreated, RunId, RunOutcome, RunState, RunStatus, Settlement, Snapshot, StepProgress } from "../../src/index.js";
+import type { ApprovalAnswer, ApprovalId, AppendGuard, ArtifactRef, Custody, ImportGuard, JournalEvent, JsonValue, Lease, LeaseView, RunCreated, RunId, RunOutcome, RunState, RunStatus, Settlement, Snapshot, StepProgress } from "../../src/index.js";
 import type { RunIndex } from "./index-object.js";
 import type { Wire } from "./wire.js";
 
@@ -57,6 +57,10 @@ export interface RunObjectApi {
   storeCreateRun(first: RunCreated): Promise<Wire<null>>;
   storeAppend(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<Wire<{ seq: number; hash: string }>>;
   storeRead(runId: RunId, fromSeq: number): Promise<Wire<JournalEvent[]>>;
+  storeImportEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<Wire<{ seq: number; hash: string; custody: Custody | undefined }>>;
+  /** The run's custody (null: this object owns it). */
+  storeCustody(runId: RunId): Promise<Wire<Custody | null>>;
+  storeAbandonTransit(runId: RunId): Promise<Wire<boolean>>;
   storeAcquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Wire<Lease | null>>;
   storeRenewLease(lease: Lease, ttlMs: number): Promise<Wire<Lease | null>>;
   storeReleaseLease(lease: Lease): Promise<Wire<null>>;
