@@ -16,3 +16,5 @@ export { moveRun, settleMove, type MoveFaults, type MoveOutcome, type MovePoint,
 export { toolShapes } from "./shapes.js";
 export { fromBase64, toBase64 } from "./base64.js";
 export { checkImport, custodyAfterImport, tokensAfter } from "../store/copies.js";
+export { tailBundle, tailOf } from "./tail.js";
+export { httpPlace, type HttpFetch, type HttpPlaceOptions } from "./http.js";
