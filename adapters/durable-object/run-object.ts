@@ -14,6 +14,7 @@
  * each effect.
  */
 import { DurableObject } from "cloudflare:workers";
+import { toolShapes } from "../../src/move/index.js";
 import {
   createDriver,
   isIsoagentError,
@@ -39,6 +40,7 @@ import {
 import { Alarm } from "./alarm.js";
 import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
 import { localStore } from "./local-store.js";
+import { DEFAULT_PLACE, moveExport, moveImport, moveRelease, type MoveHost } from "./move.js";
 import { RunSql } from "./sql.js";
 import { wire } from "./wire.js";
 
@@ -183,6 +185,30 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     }
     artifactGet(sha256: string) {
       return wire(() => this.sql.getArtifact(sha256));
+    }
+
+    // ---- moves and mirrors (isoagent/move: see move.ts) --------------------------------
+
+    private mover(): MoveHost {
+      const hc = (runId: RunId, task: JsonValue): HostContext<Env> => ({ env: this.env, runId, task, storage: this.ctx.storage, state: this.ctx });
+      return {
+        place: this.env.ISOAGENT_PLACE ?? DEFAULT_PLACE,
+        store: () => this.localStore(false),
+        task: () => this.sql.task(),
+        tools: async (runId, task) => toolShapes(await config.tools(hc(runId, task))),
+        workspace: (runId, task) => config.workspace?.(hc(runId, task)),
+        drive: () => void this.drive().catch(() => this.arm(Date.now() + RETRY_MS)),
+        fault: (point) => this.fault(point),
+      };
+    }
+    moveExport(runId: RunId, fromSeq: number) {
+      return wire(() => moveExport(this.mover(), runId, fromSeq));
+    }
+    moveImport(body: ReadableStream<Uint8Array>, options: { role: "mirror" | "in_transit"; runId?: string; maxBytes: number }) {
+      return wire(() => moveImport(this.mover(), body, options));
+    }
+    moveRelease(runId: RunId, to: string) {
+      return wire(() => moveRelease(this.mover(), runId, to));
     }
 
     // ---- the alarm and the index -------------------------------------------------------

@@ -13,7 +13,8 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; message: st
     await p;
   } catch (e) {
     if (!isIsoagentError(e)) throw e;
-    return { code: e.code, message: e.message, ...((e as { seq?: number }).seq === undefined ? {} : { seq: (e as { seq: number }).seq }) };
+    const seq = (e as unknown as { seq?: number }).seq;
+    return { code: e.code, message: e.message, ...(seq === undefined ? {} : { seq }) };
   }
   throw new Error("expected a refusal, but it succeeded");
 }

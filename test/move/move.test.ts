@@ -30,10 +30,7 @@ interface World {
 /** Two places (a tab and the edge), each a memory store watched after every write: how many own the run. */
 async function world(): Promise<World> {
   const clock = manualClock();
-  const w = { clock, owners: [] as number[] } as unknown as World & { stores: Record<string, Store>; places: Record<string, Place>; drivers: Record<string, Driver> };
-  w.stores = {};
-  w.places = {};
-  w.drivers = {};
+  const w = { clock, owners: [] as number[], stores: {}, places: {}, drivers: {} } as unknown as World & { stores: Record<string, Store>; places: Record<string, Place>; drivers: Record<string, Driver> };
   const count = async (): Promise<void> => {
     let n = 0;
     for (const s of Object.values(raw)) {
