@@ -18,3 +18,4 @@ export { fromBase64, toBase64 } from "./base64.js";
 export { checkImport, custodyAfterImport, tokensAfter } from "../store/copies.js";
 export { tailBundle, tailOf } from "./tail.js";
 export { httpPlace, type HttpFetch, type HttpPlaceOptions } from "./http.js";
+export { mirrorRuns, type Mirror, type MirrorOptions, type MirrorState } from "./mirror.js";
