@@ -81,6 +81,13 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     readonly boot = crypto.randomUUID();
     private driver: Driver | undefined;
     private driverReady: Promise<Driver> | undefined;
+    /**
+     * Why the last drive failed (TOOL_SHAPE_CHANGED: the deployment's tools
+     * are not the run's), shown to the operator; cleared by a drive that
+     * works. Kept in memory: after an eviction the alarm's next try finds
+     * it again.
+     */
+    private problem: { code: string; message: string } | undefined;
     private driving: Promise<RunOutcome | null> | undefined;
     /** A drive was asked for while one was under way: it goes round again. */
     private again = false;
@@ -284,7 +291,14 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       // The alarm first: a drive cut short (a reset, a killed process) is
       // resumed by it, and the dead drive's lease is known dead then.
       await this.arm(Date.now() + ttl);
-      const outcome = await (await this.hostDriver()).resume(summary.runId);
+      let outcome: RunOutcome;
+      try {
+        outcome = await (await this.hostDriver()).resume(summary.runId);
+        this.problem = undefined;
+      } catch (e) {
+        if (isIsoagentError(e)) this.problem = { code: e.code, message: e.message };
+        throw e;
+      }
       if (outcome.status === "running") {
         // Busy (a lease still held), the agent unreachable, a lost lease:
         // come back later. The alarm survives a reset of the object.
@@ -360,6 +374,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     }
     hostProgress(runId: RunId) {
       return wire(() => this.driver?.progress(runId) ?? null);
+    }
+    hostProblem(_runId: RunId) {
+      return wire(() => this.problem ?? null);
     }
     hostCheck(options: { heal: boolean; graceMs?: number }) {
       return wire(() => this.check(options.heal, options.graceMs ?? 0));
