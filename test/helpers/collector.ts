@@ -16,8 +16,12 @@ export interface Collector {
   readonly seen: Map<string, number>;
   /** Every request's trace ids, in order (one entry per span). */
   readonly traceIds: string[];
+  /** Each span's name, by span id. */
+  readonly names: Map<string, string>;
   /** Requests received, by the answer they got (held ones count once answered). */
   readonly answered: { accepted: number; refused: number };
+  /** The requests refused, when each came (ms since the epoch) and the trace ids of its spans. */
+  readonly refusals: { at: number; traceIds: string[] }[];
   /** The headers of the last export request. */
   lastHeaders: IncomingHttpHeaders | undefined;
   /** accept (200), fail (503), or hold (record the spans, answer nothing until `release`). */
@@ -33,12 +37,14 @@ export interface Collector {
 
 export async function startCollector(): Promise<Collector> {
   const holding: (() => void)[] = [];
-  const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "content-type, authorization", "access-control-allow-methods": "POST" };
+  const cors = { "access-control-allow-origin": "*", "access-control-allow-methods": "POST" };
   const c: Omit<Collector, "url"> & { url: string } = {
     url: "",
     seen: new Map(),
     traceIds: [],
+    names: new Map(),
     answered: { accepted: 0, refused: 0 },
+    refusals: [],
     lastHeaders: undefined,
     mode: "accept",
     held: () => holding.length,
@@ -54,22 +60,22 @@ export async function startCollector(): Promise<Collector> {
       }),
   };
   const server: Server = createServer(async (req, res) => {
-    if (req.method === "OPTIONS") return void res.writeHead(204, cors).end();
+    // A preflight: every header asked for (an API key's) is allowed.
+    if (req.method === "OPTIONS") return void res.writeHead(204, { ...cors, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "content-type" }).end();
     let raw = "";
     for await (const chunk of req) raw += chunk;
+    const body = JSON.parse(raw) as { resourceSpans: { scopeSpans: { spans: { spanId: string; traceId: string; name: string }[] }[] }[] };
+    const spans = body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
     if (c.mode === "fail") {
       c.answered.refused++;
+      c.refusals.push({ at: Date.now(), traceIds: [...new Set(spans.map((s) => s.traceId))] });
       return void res.writeHead(503, cors).end();
     }
     c.lastHeaders = req.headers;
-    const body = JSON.parse(raw) as { resourceSpans: { scopeSpans: { spans: { spanId: string; traceId: string }[] }[] }[] };
-    for (const rs of body.resourceSpans) {
-      for (const ss of rs.scopeSpans) {
-        for (const s of ss.spans) {
-          c.seen.set(s.spanId, (c.seen.get(s.spanId) ?? 0) + 1);
-          c.traceIds.push(s.traceId);
-        }
-      }
+    for (const s of spans) {
+      c.seen.set(s.spanId, (c.seen.get(s.spanId) ?? 0) + 1);
+      c.traceIds.push(s.traceId);
+      c.names.set(s.spanId, s.name);
     }
     const answer = (): void => {
       c.answered.accepted++;
