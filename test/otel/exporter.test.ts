@@ -10,7 +10,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
-import { journalSpans, memoryCursor, otlpExporter, type ListingStore } from "../../src/otel/index.js";
+import { journalSpans, memoryCursor, otlpEnv, otlpExporter, type ListingStore } from "../../src/otel/index.js";
 import { startCollector, type Collector } from "../helpers/collector.js";
 import { until } from "../helpers/time.js";
 
@@ -157,5 +157,22 @@ describe("memory", () => {
     await new Promise((r) => setImmediate(r));
     gc();
     expect(kept.flatMap((w, k) => (w.deref() !== undefined ? [k] : []))).toEqual([]);
+  });
+});
+
+describe("otlpEnv", () => {
+  it("reads OpenTelemetry's own variables: the traces endpoint as it is, or the base with /v1/traces; headers percent-decoded; the service name", () => {
+    expect(otlpEnv({})).toBeUndefined();
+    expect(otlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://api.honeycomb.io/", OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=abc123, x-extra = a%20b ,broken" })).toEqual({
+      endpoint: "https://api.honeycomb.io/v1/traces",
+      headers: { "x-honeycomb-team": "abc123", "x-extra": "a b" },
+      resource: {},
+    });
+    expect(
+      otlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://a", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/custom", OTEL_EXPORTER_OTLP_TRACES_HEADERS: "authorization=Bearer%20k", OTEL_EXPORTER_OTLP_HEADERS: "x=1", OTEL_SERVICE_NAME: "notes" }),
+    ).toEqual({ endpoint: "http://collector:4318/custom", headers: { authorization: "Bearer k" }, resource: { serviceName: "notes" } });
+    // A Worker's env holds bindings too: only strings are read. OTEL_SDK_DISABLED turns it off.
+    expect(otlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: { binding: true } })).toBeUndefined();
+    expect(otlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://a", OTEL_SDK_DISABLED: "TRUE" })).toBeUndefined();
   });
 });
