@@ -4,7 +4,8 @@
  * name it), the runs' spans are exported to it every few seconds while the
  * browser is online, and at once when it comes back online. The export
  * cursor lives in IndexedDB beside the runs (idbCursor), so a reload, or
- * another tab, resumes where the last export got and sends nothing twice.
+ * another tab, resumes where the last export got (two tabs at the same
+ * moment may both send a batch: same ids, which the collector drops).
  * With no collector set, nothing is exported and nothing is opened.
  *
  * The collector must accept the page's origin (CORS: the OpenTelemetry
