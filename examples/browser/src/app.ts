@@ -3,7 +3,10 @@
  * (isoagent/idb), driven in this tab, and resumed when the page is reloaded.
  * The page lists runs, shows a run's journal live, and answers approvals,
  * showing what is asked: the tool, its arguments, its side effect and what
- * it touches. No framework, no eval (the page's CSP forbids it).
+ * it touches. No framework, no eval (the page's CSP forbids it). With a
+ * collector set under "Traces", the runs' spans are exported to it while the
+ * browser is online (isoagent/otel), resuming after a reload where the
+ * last export got; with none, nothing is exported.
  *
  * Served by the Worker (`npm start`, at /app/), it also reaches the edge
  * (isoagent/move): its runs are mirrored there as they grow (read-only in
@@ -11,15 +14,17 @@
  * offline" brings one back, and a move cut by a closed tab is settled when
  * the page comes back (completed after its seal, rolled back before it).
  */
-import { idbStore } from "../../../adapters/idb/index.js";
+import { idbCursor, idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, isIsoagentError, type ApprovalState, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
 import { httpPlace, localPlace, mirrorRuns, moveRun, settleMove, toolShapes, type Mirror, type MirrorState, type MovePoint } from "../../../src/move/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
+import { startTraces } from "./traces.js";
 
 const params = new URLSearchParams(location.search);
-const store = idbStore({ name: params.get("db") ?? "isoagent-example" });
+const dbName = params.get("db") ?? "isoagent-example";
+const store = idbStore({ name: dbName });
 const workspace = await openWorkspace(params.get("workspace") ?? "isoagent-example-workspace", Number(params.get("writeDelayMs") ?? 1500));
 const owner = `tab-${crypto.randomUUID().slice(0, 8)}`;
 // A real model when one is chosen on the page (the key stays in this browser's storage), else the scripted agent.
@@ -402,6 +407,9 @@ window.addEventListener("online", () => {
 });
 if (edge !== undefined) setInterval(() => void loadEdge().then(async () => (unsettled ? settleMoves() : undefined)).then(refresh), 2000);
 window.addEventListener("offline", () => void refresh());
+
+// Traces: exported while online when a collector is set (see traces.ts), never otherwise.
+startTraces({ store, cursor: () => idbCursor({ name: `${dbName}-otel` }), status: $("traces-status"), form: $("traces-form") });
 
 // Offline: the service worker keeps the app shell, so a reload works without the network.
 if ("serviceWorker" in navigator && params.get("sw") !== "off") {
