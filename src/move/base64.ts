@@ -6,23 +6,32 @@
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 let index: Int16Array | undefined;
 
-/** Bytes as base64. */
+const ASCII = new TextDecoder();
+let alphabetBytes: Uint8Array | undefined;
+
+/** Bytes as base64: written as ASCII bytes and decoded once (no array of char codes, no string per chunk). */
 export function toBase64(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  // Chunks keep each String.fromCharCode call's arguments bounded.
-  for (let start = 0; start < bytes.length; start += 24_576) {
-    const end = Math.min(bytes.length, start + 24_576);
-    const codes: number[] = [];
-    for (let k = start; k < end; k += 3) {
-      const a = bytes[k]!;
-      const b = k + 1 < end ? bytes[k + 1]! : -1;
-      const c = k + 2 < end ? bytes[k + 2]! : -1;
-      codes.push(ALPHABET.charCodeAt(a >> 2), ALPHABET.charCodeAt(((a & 3) << 4) | (b < 0 ? 0 : b >> 4)));
-      codes.push(b < 0 ? 61 : ALPHABET.charCodeAt(((b & 15) << 2) | (c < 0 ? 0 : c >> 6)), c < 0 ? 61 : ALPHABET.charCodeAt(c & 63));
-    }
-    parts.push(String.fromCharCode(...codes));
+  const table = (alphabetBytes ??= new TextEncoder().encode(ALPHABET));
+  const n = bytes.length;
+  const out = new Uint8Array(Math.ceil(n / 3) * 4);
+  const full = n - (n % 3);
+  let o = 0;
+  for (let k = 0; k < full; k += 3) {
+    const v = (bytes[k]! << 16) | (bytes[k + 1]! << 8) | bytes[k + 2]!;
+    out[o++] = table[v >> 18]!;
+    out[o++] = table[(v >> 12) & 63]!;
+    out[o++] = table[(v >> 6) & 63]!;
+    out[o++] = table[v & 63]!;
   }
-  return parts.join("");
+  if (full < n) {
+    const a = bytes[full]!;
+    const b = full + 1 < n ? bytes[full + 1]! : -1;
+    out[o++] = table[a >> 2]!;
+    out[o++] = table[((a & 3) << 4) | (b < 0 ? 0 : b >> 4)]!;
+    out[o++] = b < 0 ? 61 : table[(b & 15) << 2]!;
+    out[o++] = 61;
+  }
+  return ASCII.decode(out);
 }
 
 /** Base64 to bytes; undefined when `text` is not the canonical padded encoding of some bytes. */
