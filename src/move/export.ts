@@ -11,7 +11,7 @@ import { encodeUtf8 } from "../web.js";
 import { toBase64 } from "./base64.js";
 import { MoveError } from "./errors.js";
 import { artifactNames, BUNDLE_FORMAT, BUNDLE_VERSION, type BundleHeader, type BundleWorkspace } from "./format.js";
-import { sha256HexSync } from "../json/index.js";
+import { sha256Hex } from "../json/index.js";
 
 /** Options of {@link exportRun}. */
 export interface ExportOptions {
@@ -57,7 +57,7 @@ export async function* exportRun(store: Store, runId: RunId, options: ExportOpti
     for (const f of await ws.list("")) {
       const bytes = await ws.read(f.path);
       if (bytes === undefined) continue;
-      const sha256 = sha256HexSync(bytes);
+      const sha256 = await sha256Hex(bytes);
       files.push({ path: f.path, sha256, size: bytes.length });
       held.set(sha256, bytes);
       if (!names.has(sha256)) names.set(sha256, 0);
@@ -96,7 +96,7 @@ export async function* exportRun(store: Store, runId: RunId, options: ExportOpti
   }
   for (const sha256 of shas) {
     const bytes = held.get(sha256) ?? (await store.getArtifact(sha256));
-    if (bytes === null || sha256HexSync(bytes) !== sha256) {
+    if (bytes === null || (await sha256Hex(bytes)) !== sha256) {
       const seq = names.get(sha256)!;
       throw new MoveError("BUNDLE_ARTIFACT_MISSING", seq === 0 ? `the workspace file with SHA-256 ${sha256} could not be read` : `run ${runId} names artifact ${sha256} at event ${seq}, which its store does not have`);
     }

@@ -4,7 +4,7 @@
  * event's hash and link, every artifact's SHA-256, the trailer's counts.
  * Nothing here writes: a bundle is verified whole before anything of it is.
  */
-import { sha256HexSync, tryParseJson, type JsonValue } from "../json/index.js";
+import { sha256Hex, tryParseJson, type JsonValue } from "../json/index.js";
 import { utf8Length } from "../json/utf8.js";
 import { eventHash, type JournalEvent, type RunCreated } from "../journal/index.js";
 import { fromBase64 } from "./base64.js";
@@ -257,7 +257,7 @@ export async function readBundle(input: BundleInput, limits: BundleLimits = {}):
       if (size > maxArtifact || (b64.length / 4) * 3 > maxArtifact + 2) throw new MoveError("BUNDLE_TOO_LARGE", `artifact ${sha} is ${size} bytes, above the cap of ${maxArtifact} bytes per artifact; nothing was written`);
       const data = fromBase64(b64);
       if (data === undefined) throw new MoveError("BUNDLE_INVALID", `artifact ${sha}'s bytes are not canonical base64`);
-      if (data.length !== size || sha256HexSync(data) !== sha) throw new MoveError("BUNDLE_TAMPERED", `artifact ${sha} does not match its SHA-256 and size`);
+      if (data.length !== size || (await sha256Hex(data)) !== sha) throw new MoveError("BUNDLE_TAMPERED", `artifact ${sha} does not match its SHA-256 and size`);
       artifacts.set(sha, data);
     } else if (kind === 3) {
       if (workspace !== undefined) throw new MoveError("BUNDLE_INVALID", `line ${line}: a second workspace`);
