@@ -88,6 +88,8 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
       const atEdge = (await api(`/runs/${runId}`)).run;
       expect([atEdge.status, atEdge.custody]).toEqual(["waiting", null]);
       await page.waitForSelector(`#runs li[data-run="${runId}"][data-custody="moved"]`);
+      // The tab's copy asks nothing more: its approval is answered where the run is now.
+      await page.waitForFunction(() => document.getElementById("run")!.dataset["custody"] === "moved" && document.querySelectorAll("#approvals .approval").length === 0);
       await page.screenshot({ path: `${ARTIFACTS}/move-continued-in-the-cloud.png`, fullPage: true });
 
       // Approved in the console: the Worker drives it to the end.

@@ -175,10 +175,11 @@ async function renderRun(runId: RunId): Promise<void> {
   const movable = edge !== undefined && custody === undefined && (state.status === "running" || state.status === "waiting") && !moving.has(runId);
   $("continue").hidden = !movable;
   $("continue").dataset["run"] = runId;
-  const pending = Object.values(state.approvals).filter((a) => a.status === "pending");
+  // Only the owner answers: a copy's approvals are answered where the run is (the console, for the edge).
+  const pending = custody === undefined ? Object.values(state.approvals).filter((a) => a.status === "pending") : [];
   // Re-rendered only when what is asked changes: a button replaced under the
   // pointer between its mousedown and mouseup would swallow the click.
-  const shown = `${runId} ${pending.map((a) => a.approvalId).join(" ")}`;
+  const shown = `${runId} ${custody?.role ?? "owner"} ${pending.map((a) => a.approvalId).join(" ")}`;
   if ($("approvals").dataset["shown"] !== shown) {
     $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
     $("approvals").dataset["shown"] = shown;
