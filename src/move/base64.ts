@@ -3,15 +3,16 @@
  * bundle. Decoding is strict: only the canonical encoding of some bytes is
  * accepted (each artifact's SHA-256 is checked after anyway).
  */
+import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
+
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 let index: Int16Array | undefined;
 
-const ASCII = new TextDecoder();
 let alphabetBytes: Uint8Array | undefined;
 
 /** Bytes as base64: written as ASCII bytes and decoded once (no array of char codes, no string per chunk). */
 export function toBase64(bytes: Uint8Array): string {
-  const table = (alphabetBytes ??= new TextEncoder().encode(ALPHABET));
+  const table = (alphabetBytes ??= encodeUtf8(ALPHABET));
   const n = bytes.length;
   const out = new Uint8Array(Math.ceil(n / 3) * 4);
   const full = n - (n % 3);
@@ -31,7 +32,7 @@ export function toBase64(bytes: Uint8Array): string {
     out[o++] = b < 0 ? 61 : table[(b & 15) << 2]!;
     out[o++] = 61;
   }
-  return ASCII.decode(out);
+  return decodeUtf8Fatal(out);
 }
 
 /** Base64 to bytes; undefined when `text` is not the canonical padded encoding of some bytes. */
