@@ -7,7 +7,7 @@
  */
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDriver, isIsoagentError, memoryStore, rulesPolicy, type Driver, type RunId, type Store } from "../../src/index.js";
+import { calls, createDriver, defineTool, final, isIsoagentError, memoryStore, number, rulesPolicy, scriptedAgent, strictObject, type Driver, type RunId, type Store, type Tool } from "../../src/index.js";
 import { bundleText, exportRun, httpPlace, localPlace, movable, moveRun, settleMove, toolShapes, type HttpFetch, type Place } from "../../src/move/index.js";
 import { listScenario } from "../../src/testkit/index.js";
 import { scaled, until } from "../helpers/time.js";
@@ -91,6 +91,44 @@ describe("a run moved between Node and a Durable Object", () => {
     const listed = (await api("/runs")).body.runs.find((r: { runId: string }) => r.runId === runId);
     expect(listed).toMatchObject({ runId, status: "waiting", custody: { role: "mirror" }, lease: null });
   });
+
+  it("takes a 10,000-event run naming 50 artifacts into its object in one import, fast-forwards it by a 5,000-event tail, and gives it back byte for byte", async () => {
+    const LONG = "a long output line, kept whole as an artifact past the visible bytes\n".repeat(300);
+    const probe = defineTool<{ n: number }>({
+      name: "probe",
+      description: "Probe.",
+      inputSchema: strictObject({ n: number() }),
+      sideEffect: "read_only",
+      timeoutMs: 1000,
+      outputPolicy: { maxVisibleBytes: 1000, keepFull: true },
+      call: (a) => (a.n % 50 === 0 ? `${a.n}\n${LONG}` : `ok ${a.n}`),
+    }) as Tool<never, unknown>;
+    const write = defineTool<{ n: number }>({ name: "write", description: "Write.", inputSchema: strictObject({ n: number() }), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: () => "written" }) as Tool<never, unknown>;
+    // 1,250 probes, a write that waits for its approval, 1,249 probes more: about 5,000 events, then 10,000.
+    const agent = scriptedAgent((view) => (view.step === 1251 ? calls({ name: "write", args: JSON.stringify({ n: 0 }), callId: "w" }) : view.step <= 2500 ? calls({ name: "probe", args: JSON.stringify({ n: view.step }), callId: `c${view.step}` }) : final("done")));
+    const store = movable(memoryStore());
+    const driver = createDriver({ store, owner: "node", agent, tools: [probe, write], limits: { maxSteps: 0 }, policy: rulesPolicy([{ tool: "write", permission: "ask" }]) });
+    const runId = newId("big");
+    expect((await driver.start("big", { runId })).status).toBe("waiting");
+    const post = (path: string, body: string) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" }, body });
+    const first = await post("/runs/import", await bundleText(exportRun(store, runId)));
+    expect(first.status).toBe(201);
+    const half = (await first.json()) as { seq: number };
+    expect(half.seq).toBe((await store.read(runId)).length);
+    expect(half.seq).toBeGreaterThan(4900);
+    const [a] = Object.values((await driver.state(runId)).approvals);
+    await driver.approve(runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
+    expect((await driver.resume(runId)).status).toBe("completed");
+    const events = await store.read(runId);
+    expect(events.length).toBeGreaterThan(9900);
+    const tail = await post(`/runs/${runId}/mirror`, await bundleText(exportRun(store, runId, { fromSeq: half.seq + 1 })));
+    expect(await tail.json()).toMatchObject({ outcome: "fast_forwarded", seq: events.length });
+    const whole = await bundleText(exportRun(store, runId));
+    expect(whole.match(/^\{"artifact"/gm)?.length).toBe(50);
+    const back = await (await mf.dispatchFetch(`http://localhost/runs/${runId}/export`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(back === whole).toBe(true);
+    expect((await api(`/runs/${runId}`)).body.run).toMatchObject({ status: "completed", custody: { role: "mirror" } });
+  }, scaled(180_000));
 });
 
 describe("the move routes on the Worker: auth, bad input, races", () => {
