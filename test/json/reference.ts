@@ -362,9 +362,25 @@ export function jsonText(r: () => number, depth = 0): string {
 
 const CORRUPTIONS = ["", ",", "]", "}", "[", "{", '"', "\\", "\\u", "\\u12", "\\ud800", "\\udc00", "\\uD83D\\u0041", "0", "00", "-", "e", "E", ".", "+", "/", "//", " ", "\n", "\u0000", "\u001f", "\u007f", "\ud800", "\udc00", "\ufeff", "true", "nul", "tru", "fals", ":", '"a":1,', "!", "~", "x", "€", "😀", "1e999"];
 
-/** A text from {@link jsonText}, usually with one piece inserted, removed or replaced somewhere. */
+/** A text nested `levels` deep, arrays and objects mixed, around a small value. */
+export function deepText(r: () => number, levels: number): string {
+  let open = "";
+  let close = "";
+  for (let k = 0; k < levels; k++) {
+    if (r() < 0.5) {
+      open += r() < 0.3 ? '[1, ' : "[";
+      close = `]${close}`;
+    } else {
+      open += r() < 0.3 ? '{"a": 1, "k": ' : '{"k":';
+      close = `}${close}`;
+    }
+  }
+  return open + jsonText(r, 6) + close;
+}
+
+/** A text from {@link jsonText} (or now and then {@link deepText}), usually with one piece inserted, removed or replaced somewhere. */
 export function corrupted(r: () => number): string {
-  const base = jsonText(r);
+  const base = r() < 0.05 ? deepText(r, 50 + Math.floor(r() * 220)) : jsonText(r);
   if (r() < 0.2) return base;
   const at = Math.floor(r() * (base.length + 1));
   const cut = Math.floor(r() * 3);
