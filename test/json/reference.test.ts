@@ -125,7 +125,7 @@ describe("the strict scanner against the reference scanner", () => {
 
   it("firstInvalidUtf8 on valid bytes returns their end; utf8Length counts what TextEncoder writes, surrogates included", () => {
     const r = rng(23);
-    const units = ["a", "\u007f", "\u0080", "é", "\u07ff", "\u0800", "€", "\uffff", "😀", "\ud800", "\udc00", "\udbff", "\ue000"];
+    const units = ["a", "\u007f", "\u0080", "é", "\u07ff", "\u0800", "€", "\uffff", "😀", "\u{10000}", "\u{10FFFF}", "\ud800", "\udc00", "\udbff", "\udfff", "\ue000"];
     for (let n = 0; n < 2000; n++) {
       let s = "";
       for (let k = Math.floor(r() * 12); k > 0; k--) s += units[Math.floor(r() * units.length)];
@@ -231,6 +231,10 @@ describe("canonical JSON against the reference", () => {
       // eslint-disable-next-line no-sparse-arrays
       [[1, , 3], "JSON_NOT_SERIALIZABLE", "an array hole is not JSON at /1"],
       ["a\ud800", "JSON_LONE_SURROGATE", "a string with an unpaired surrogate is not JSON at the root"],
+      ["\udfff", "JSON_LONE_SURROGATE", "a string with an unpaired surrogate is not JSON at the root"],
+      ["\udc00\udc00", "JSON_LONE_SURROGATE", "a string with an unpaired surrogate is not JSON at the root"],
+      ["x\ud800y", "JSON_LONE_SURROGATE", "a string with an unpaired surrogate is not JSON at the root"],
+      ["\ud800\ue000", "JSON_LONE_SURROGATE", "a string with an unpaired surrogate is not JSON at the root"],
       [`${"x".repeat(100)}\udc00`, "JSON_LONE_SURROGATE", "a string with an unpaired surrogate is not JSON at the root"],
       [{ "k\ud800": 1 }, "JSON_LONE_SURROGATE", "a key with an unpaired surrogate is not JSON at /k\ud800"],
       [{ "a/b~c": [deep] }, "JSON_TOO_DEEP", `nesting deeper than 256 levels at /a~1b~0c/0${"/0".repeat(MAX_JSON_DEPTH - 2)}`],
@@ -250,6 +254,13 @@ describe("canonical JSON against the reference", () => {
       expect(() => hashJsonSync(v), message).toThrow(message);
     }
   }, HEAVY);
+
+  it("the fast writer takes objects without a prototype, as plain JSON", () => {
+    const bare = Object.assign(Object.create(null) as object, { b: 1, a: [true] });
+    const len = writeCanonical(bare);
+    expect(len).toBeGreaterThanOrEqual(0);
+    expect(new TextDecoder().decode(canonicalBuffer().subarray(0, len))).toBe('{"a":[true],"b":1}');
+  });
 
   it("the full walk writes the same canonical form when the fast writer is busy (a getter that serialises while being serialised)", () => {
     const r = rng(25);
@@ -301,6 +312,9 @@ describe("SHA-256 against node:crypto", () => {
     // scratch buffer an earlier test grew, and three bytes to each unit.
     const large = "€".repeat(2_000_000);
     expect(sha256HexSync(large)).toBe(nodeSha(large));
+    // And bytes more than twice that: the scratch buffer must grow to them.
+    const bytes = new Uint8Array(13_000_000).fill(0x61);
+    expect(sha256HexSync(bytes)).toBe(nodeSha(bytes));
   }, HEAVY);
 });
 

@@ -305,7 +305,13 @@ function stringText(r: () => number, long = false): string {
         s += `\\u${hex4(r, 0xd800 + Math.floor(r() * 0x400))}\\u${hex4(r, 0xdc00 + Math.floor(r() * 0x400))}`;
         break;
       case 3:
-        s += pick(r, ["é", "€", "😀", "\u2028", "\u007f", "\ufeff"]);
+        // Raw characters of every UTF-8 width, and the surrogate pairs at the edges of their ranges (U+10000, U+103FF, U+10FFFF).
+        s += pick(r, ["é", "€", "😀", "\u2028", "\u007f", "\ufeff", "ᐁ", "\u{10000}", "\u{103FF}", "\u{10FFFF}", "\u{40000}", "\u{FFFFF}"]);
+        break;
+      case 4:
+        // Now and then an escape JSON.parse takes and the boundary refuses (an unpaired or misordered surrogate).
+        if (r() < 0.2) s += pick(r, ["\\uDFFF", "\\udc00\\udc00", "\\ud800\\ue000", "\\ud800\\ndc00", "\\uDBFF"]);
+        else s += pick(r, ["a", "b"]);
         break;
       default:
         s += pick(r, ["a", "b", "k", "0", "9", " ", "!", "~", ":", ",", "[", "{"]);
@@ -360,7 +366,7 @@ export function jsonText(r: () => number, depth = 0): string {
   }
 }
 
-const CORRUPTIONS = ["", ",", "]", "}", "[", "{", '"', "\\", "\\u", "\\u12", "\\ud800", "\\udc00", "\\uD83D\\u0041", "0", "00", "-", "e", "E", ".", "+", "/", "//", " ", "\n", "\u0000", "\u001f", "\u007f", "\ud800", "\udc00", "\ufeff", "true", "nul", "tru", "fals", ":", '"a":1,', "!", "~", "x", "€", "😀", "1e999"];
+const CORRUPTIONS = ["", ",", "]", "}", "[", "{", '"', "\\", "\\u", "\\u12", "\\u00/0", "\\u 123", "\\u-1ab", "\\ud800", "\\udc00", "\\uD83D\\u0041", "0", "00", "09", "-", "e", "E", ".", "+", "/", "//", " ", "\n", "\u0000", "\u001f", "\u007f", "\ud800", "\udc00", "\udfff", "\udc00\udc00", "\ud800\ue000", "\ufeff", "true", "nul", "tru", "fals", ":", '"a":1,', "!", "~", "x", "€", "😀", "1e999"];
 
 /** A text nested `levels` deep, arrays and objects mixed, around a small value. */
 export function deepText(r: () => number, levels: number): string {
@@ -383,6 +389,8 @@ export function corrupted(r: () => number): string {
   const base = r() < 0.05 ? deepText(r, 50 + Math.floor(r() * 220)) : jsonText(r);
   if (r() < 0.2) return base;
   const at = Math.floor(r() * (base.length + 1));
+  // Cut short: the text ends wherever a value, a key or a colon was due.
+  if (r() < 0.15) return base.slice(0, at);
   const cut = Math.floor(r() * 3);
   return base.slice(0, at) + pick(r, CORRUPTIONS) + base.slice(at + cut);
 }
@@ -395,7 +403,7 @@ export function plainValue(r: () => number, depth = 0): unknown {
     case 1:
       return pick(r, [0, -0, 1, -1, 0.1, 1e21, 1e-7, 5e-324, -1.7976931348623157e308, 123456789.125, Math.floor(r() * 1e9) / 1000]);
     case 2: {
-      const alphabet = ["a", "Z", "é", "ß", "€", "😀", '"', "\\", "\n", "\b", "\f", "\r", "\t", "\u0001", "\u001f", "\u007f", "\u0080", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff", "\u2028", "/", " ", "!"];
+      const alphabet = ["a", "Z", "é", "ß", "€", "😀", '"', "\\", "\n", "\b", "\f", "\r", "\t", "\u0001", "\u001f", "\u007f", "\u0080", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff", "\u{10000}", "\u{103FF}", "\u{10FFFF}", "\u2028", "/", " ", "!"];
       let s = "";
       for (let n = r() < 0.1 ? 65 + Math.floor(r() * 200) : Math.floor(r() * 10); n > 0; n--) s += pick(r, alphabet);
       return s;
