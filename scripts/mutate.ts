@@ -10,7 +10,7 @@
  * can tell it from the original) and "unexplained" otherwise.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AREAS } from "../test/mutation/areas.mjs";
 
@@ -94,6 +94,7 @@ const perFile: string[] = [];
 const survivors: string[] = [];
 const ignored: string[] = [];
 const missing: string[] = [];
+const measured: string[] = [];
 for (const area of Object.keys(AREAS) as Area[]) {
   const file = join(REPORTS, `${area}.json`);
   if (!existsSync(file)) {
@@ -101,6 +102,7 @@ for (const area of Object.keys(AREAS) as Area[]) {
     continue;
   }
   const report = JSON.parse(readFileSync(file, "utf8")) as Report;
+  measured.push(`${area} ${statSync(file).mtime.toISOString().slice(0, 16).replace("T", " ")} UTC`);
   for (const [path, f] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
     const c = zero();
     const src = f.source.split("\n");
@@ -134,6 +136,8 @@ lines.push(
   "",
   `**Scope: ${score(total)}** (${scoreWithoutEquivalents(total)} without the ${total.equivalent} equivalent mutants). ` +
     `${total.Killed} killed, ${total.Timeout} timed out, ${total.Survived} survived, ${total.NoCoverage} without coverage, ${total.Ignored} ignored (static), ${total.RuntimeError + total.CompileError} errors.`,
+  "",
+  `Reports measured: ${measured.join(", ") || "–"}. A report's line numbers are those of the sources it was measured on.`,
   "",
   ...(missing.length > 0 ? [`Not run yet: ${missing.join(", ")}.`, ""] : []),
   "| area | file | killed | timed out | survived | no coverage | of which equivalent | ignored | errors | score | without equivalents |",

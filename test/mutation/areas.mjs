@@ -33,8 +33,8 @@ export const AREAS = {
     tests: ["test/json/**/*.test.ts", "test/schema/compile.test.ts", "test/tools/check-args.test.ts"],
   },
   schema: {
-    what: "the fast schema evaluator (src/schema/fast.ts)",
-    mutate: ["src/schema/fast.ts"],
+    what: "the fast schema evaluator (src/schema/fast.ts, and the modules it was split into: fast-core, fast-objects, fast-values, fast-support)",
+    mutate: ["src/schema/fast.ts", "src/schema/fast-core.ts", "src/schema/fast-objects.ts", "src/schema/fast-values.ts", "src/schema/fast-support.ts"],
     tests: ["test/schema/**/*.test.ts", "test/tools/**/*.test.ts", "test/testkit/fuzz.test.ts"],
   },
   policy: {
@@ -48,11 +48,13 @@ export const AREAS = {
     tests: ["test/store/**/*.test.ts", "test/driver/lease-race.test.ts", "test/testkit/crash.test.ts"],
   },
   driver: {
-    what: "the gate, recovery, execution (gate.ts, recovery.ts, execute.ts, and session.ts where it executes and recovers)",
+    what: "the gate, recovery, execution (gate.ts, recovery.ts, execute.ts, invoke.ts, and session.ts where it executes and recovers)",
     mutate: [
       "src/driver/gate.ts",
       "src/driver/recovery.ts",
       "src/driver/execute.ts",
+      // one call of a tool under its timeout (split out of execute.ts)
+      "src/driver/invoke.ts",
       // session.ts: the journal writer's replay after a conflict, how a drive
       // stops and its last flush, recovering a started call, executing calls
       ...methods("src/driver/session.ts", ["flush", "replayOnto", "drive", "recoverCall", "execute", "fault", "answerFor"]),
