@@ -7,7 +7,11 @@
  * untested.
  */
 import { describe, expect, it } from "vitest";
-import { compileSchema, type JsonValue } from "../../src/index.js";
+import { compileSchema, loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+
+// The schemas left to the reference evaluator need it loaded (without it,
+// compiling them is refused: test/schema/full-support.test.ts).
+await loadFullSchemaSupport();
 
 const D4 = "http://json-schema.org/draft-04/schema#";
 const D6 = "http://json-schema.org/draft-06/schema#";
