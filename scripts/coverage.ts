@@ -145,12 +145,12 @@ createReport("html", { skipEmpty: false }).execute(context);
 const total = figures(merged);
 const per = runtimes.map(([name, map]) => [name, figures(share(map))] as const);
 const rows = [...total].map(([folder, f]) => {
-  const runtime = per.map(([, p]) => (p.get(folder) === undefined ? "–" : `${p.get(folder)!.lines.pct}`));
-  return `| ${folder === "all" ? "**all**" : `\`${folder}\``} | ${f.lines.pct} | ${f.branches.pct} | ${f.functions.pct} | ${f.statements.pct} | ${runtime.join(" | ")} |`;
+  const runtime = (m: Metric) => per.map(([, p]) => (p.get(folder) === undefined ? "–" : `${p.get(folder)![m].pct}`));
+  return `| ${folder === "all" ? "**all**" : `\`${folder}\``} | ${f.lines.pct} | ${f.branches.pct} | ${f.functions.pct} | ${f.statements.pct} | ${runtime("lines").join(" / ")} | ${runtime("branches").join(" / ")} |`;
 });
 const table = [
-  "| folder | lines % | branches % | functions % | statements % | lines %: node | workerd | Chromium |",
-  "|---|---:|---:|---:|---:|---:|---:|---:|",
+  "| folder | lines % | branches % | functions % | statements % | lines %: node / workerd / Chromium | branches %: node / workerd / Chromium |",
+  "|---|---:|---:|---:|---:|---:|---:|",
   ...rows,
 ].join("\n");
 writeFileSync(join(OUT, "summary.md"), `${table}\n`);
