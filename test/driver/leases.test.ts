@@ -100,30 +100,37 @@ describe("a lease lost through renewal (issue 21, audit finding 4)", () => {
   for (const [what, renewLease] of refusals) {
     it(`aborts the agent's decision in progress when a renewal ${what}`, async () => {
       const inner = memoryStore();
+      // Renewals succeed until the agent is deciding, so the loss always
+      // falls while it thinks, however slow the machine is to get there.
+      let deciding = false;
       let renewals = 0;
       const store = new Proxy(inner, {
         get(target, p) {
-          if (p === "renewLease") return () => (renewals++, renewLease());
+          if (p === "renewLease") return (...a: Parameters<Store["renewLease"]>) => (deciding ? (renewals++, renewLease()) : target.renewLease(...a));
           const v = Reflect.get(target, p, target) as unknown;
           return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
         },
       }) as Store;
       let aborted: unknown;
       // An agent that thinks until it is told to stop; a deadline (not a
-      // budget: the abort comes after about 100 ms) so that a run that is
-      // never aborted fails the assertion below instead of hanging.
+      // budget: the abort comes at the next renewal, within half a second)
+      // so that a run that is never aborted fails the assertion below
+      // instead of hanging.
       const agent = {
         decide: (_view: unknown, { signal }: { signal: AbortSignal }) =>
           new Promise<never>((_, reject) => {
-            const deadline = setTimeout(() => reject(new Error("never aborted")), scaled(20_000));
-            signal.addEventListener("abort", () => {
+            deciding = true;
+            const stop = (): void => {
               clearTimeout(deadline);
               aborted = signal.reason;
               reject(signal.reason as Error);
-            });
+            };
+            const deadline = setTimeout(() => reject(new Error("never aborted")), scaled(20_000));
+            if (signal.aborted) stop();
+            else signal.addEventListener("abort", stop);
           }),
       };
-      const driver = createDriver({ store, agent: agent as never, tools: [], leaseTtlMs: 300 });
+      const driver = createDriver({ store, agent: agent as never, tools: [], leaseTtlMs: 1_500 });
       const outcome = await driver.start("t");
       expect(renewals).toBeGreaterThan(0);
       expect((aborted as Error | undefined)?.message).toBe("lease lost");
