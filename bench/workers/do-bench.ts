@@ -11,6 +11,7 @@
  * and the confirmations (a sync, or a gated message) the run made.
  */
 import { defineRunObject, durableObjectStore, RunIndex, runObject, unwire, type WorkerEnv } from "../../adapters/durable-object/index.js";
+import type { RunSql } from "../../adapters/durable-object/sql.js";
 import {
   call,
   calls,
@@ -97,25 +98,20 @@ const Base = defineRunObject<WorkerEnv>({
 });
 
 export class RunObject extends Base {
-  /** The host's store, counting its appends and its confirmations (syncs). */
-  protected override localStore(sync: boolean, hosted = true): Store {
-    const store = super.localStore(sync, hosted);
-    const append = store.append.bind(store);
-    const confirm = store.confirm?.bind(store);
-    return {
-      ...store,
-      append: (...args) => {
-        counts.appends++;
-        return append(...args);
-      },
-      ...(confirm === undefined
-        ? {}
-        : {
-            confirm: () => {
-              counts.confirms++;
-              return confirm();
-            },
-          }),
+  constructor(ctx: DurableObjectState, env: WorkerEnv) {
+    // Counts the confirmations the host waits for (a sync before an effect).
+    const sync = ctx.storage.sync.bind(ctx.storage);
+    (ctx.storage as { sync: () => Promise<void> }).sync = () => {
+      counts.confirms++;
+      return sync();
+    };
+    super(ctx, env);
+    // Counts the journal writes: every append, the host's and the RPC callers', is the run's SQL append.
+    const sql = (this as unknown as { sql: RunSql }).sql;
+    const append = sql.append.bind(sql);
+    (sql as { append: typeof append }).append = (...args: Parameters<typeof append>) => {
+      counts.appends++;
+      return append(...args);
     };
   }
 
@@ -127,6 +123,7 @@ export class RunObject extends Base {
    * the driver leaves a call's outcome.
    */
   async benchRaw(n: number, durability: Durability, writes: number, confirm: boolean): Promise<number> {
+    reset();
     const sql = this.ctx.storage.sql;
     sql.exec("CREATE TABLE IF NOT EXISTS bench_raw (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)");
     const peer = peerOf(this.env);
@@ -144,7 +141,7 @@ export class RunObject extends Base {
   /** The journal write alone: `n` appends of a read-only step's four events, each confirmed as `durability` confirms (sealed before the first). */
   async benchAppend(runId: RunId, n: number, durability: Durability): Promise<number> {
     const first = seal({ v: 2, at: 1, type: "run.created", runId, task: "bench", tools: [{ name: "touch", specHash: "0".repeat(64) }], limits: { maxSteps: 0, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
-    const store = super.localStore(durability === "sync", false);
+    const store = (this as unknown as { localStore(sync: boolean, hosted: boolean): Store }).localStore(durability === "sync", false);
     await store.createRun(first);
     const lease = (await store.acquireLease(runId, "bench", 600_000))!;
     const batches: JournalEvent[][] = [];
@@ -221,18 +218,11 @@ export default {
     }
     if (url.pathname === "/remote") {
       // A driver in this Worker: every append and lease call is an RPC to the run's object, whose reply the output gate holds.
-      let appends = 0;
-      const store = durableObjectStore({ runs: env.RUNS, index: env.RUN_INDEX });
-      const counting: Store = {
-        ...store,
-        append: (...args) => {
-          appends++;
-          return store.append(...args);
-        },
-      };
-      const driver = createDriver({ store: counting, agent: agentFor(n), tools: toolsFor(env, "sync", sideEffect), limits: { maxSteps: n + 1 } });
+      await object.benchCounts();
+      const driver = createDriver({ store: durableObjectStore({ runs: env.RUNS, index: env.RUN_INDEX }), agent: agentFor(n), tools: toolsFor(env, "sync", sideEffect), limits: { maxSteps: n + 1 } });
       const outcome = await driver.start({ steps: n, durability: "sync", sideEffect }, { runId: name as RunId });
       // Each append's reply is held until it is confirmed: every append is a confirmation.
+      const { appends } = await object.benchCounts();
       return Response.json({ status: outcome.status, seq: outcome.seq, appends, confirms: appends });
     }
     return new Response("not found", { status: 404 });

@@ -14,7 +14,7 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true } },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true }, SQL_PROBE_V2: { className: "SqlProbeV2", useSQLite: true } },
     bindings: { ISOAGENT_TOKEN: TOKEN },
   });
 });
@@ -44,6 +44,24 @@ describe("a run object's storage written by version 1 of the store", () => {
     expect(r.after.summary).toEqual({ runId: "v1_run", status: "failed", createdAt: 5, updatedAt: 7, seq: 3, indexedSeq: 0 });
     expect(r.after.seqs).toEqual([2, 3]);
     expect(r.after.rows).toBe(3);
+  });
+});
+
+describe("a run object's storage written by version 2 of the store", () => {
+  it("opens at v3: its rows of whole events read back exactly; an append after the upgrade is one lean row (no seq or prev in its events) that reads back exactly, from its start or its middle", async () => {
+    const r = (await (await mf.dispatchFetch("http://localhost/test/sql-from-v2")).json()) as any;
+    expect(r.version).toBe(3);
+    expect(r.before.summary).toEqual({ runId: "v2_run", status: "running", createdAt: 5, updatedAt: 7, seq: 3, indexedSeq: 0 });
+    expect(r.before.events).toEqual(r.expected.events);
+    expect(r.before.task).toEqual({ from: "v2" });
+    expect(r.head).toEqual({ seq: 5, hash: r.expected.hashes[1] });
+    expect(r.after.summary).toEqual({ runId: "v2_run", status: "running", createdAt: 5, updatedAt: 8, seq: 5, indexedSeq: 0 });
+    expect(r.after.events).toEqual([...r.expected.events, ...r.expected.appended]);
+    expect(r.after.fromMiddle).toEqual([5]);
+    expect(r.after.fromOld).toEqual([3, 4, 5]);
+    expect(r.row.p).toBe(r.expected.prev);
+    expect(r.row.h).toEqual(r.expected.hashes);
+    for (const e of r.row.e) for (const f of ["seq", "prev", "hash"]) expect(e).not.toHaveProperty(f);
   });
 });
 
