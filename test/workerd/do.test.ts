@@ -197,6 +197,26 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     expect(text).toContain("event: end");
   });
 
+  it("with an Idempotency-Key: concurrent and retried creates return the one run its object made, listed once; the key with another task is 409 IDEMPOTENCY_KEY_REUSED", async () => {
+    const key = `do-${crypto.randomUUID()}`;
+    const create = (task: unknown) => api("/runs", { method: "POST", headers: { "idempotency-key": key }, body: JSON.stringify({ task }) });
+    const raced = await Promise.all(Array.from({ length: 4 }, () => create("plain_read_only")));
+    expect(raced.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    const runId = raced[0]!.body.runId as string;
+    expect(new Set(raced.map((r) => r.body.runId))).toEqual(new Set([runId]));
+    await until(`run ${runId} to complete`, async () => (await api(`/runs/${runId}`)).body.run.status === "completed");
+    const retried = await create("plain_read_only");
+    expect(retried).toEqual({ status: 201, body: { runId } });
+    const reused = await create("plain_local_mutation");
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    // One run: its events are one run.created, and the index lists it once.
+    const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
+    expect(events.filter((e) => e.type === "run.created").length).toBe(1);
+    await until(`the index to list run ${runId}`, async () => ((await api("/runs?limit=500")).body.runs as { runId: string }[]).some((r) => r.runId === runId));
+    expect(((await api("/runs?limit=500")).body.runs as { runId: string }[]).filter((r) => r.runId === runId).length).toBe(1);
+  });
+
   it("refuses malformed, oversized and repeated-key bodies", async () => {
     const raw = (body: string) => mf.dispatchFetch("http://localhost/runs", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body });
     expect(await (await raw('{"task": 1,}')).json()).toEqual({ error: { code: "JSON_SYNTAX", message: "the body is not valid JSON: trailing comma at line 1, column 12" } });
