@@ -74,6 +74,8 @@ export interface RunObjectApi {
   hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
   /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
   hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
+  /** Why the hosted run could not be driven the last time it was tried (its tools changed shape, ...), or null. */
+  hostProblem(runId: RunId): Promise<Wire<{ code: string; message: string } | null>>;
   /** Drives the hosted run now (tests; the alarm does it otherwise). */
   hostDrive(): Promise<Wire<RunOutcome | null>>;
   /**

@@ -3,14 +3,18 @@
  * (isoagent/idb), driven in this tab, and resumed when the page is reloaded.
  * The page lists runs, shows a run's journal live, and answers approvals,
  * showing what is asked: the tool, its arguments, its side effect and what
- * it touches. No framework, no eval (the page's CSP forbids it).
+ * it touches. No framework, no eval (the page's CSP forbids it). With a
+ * collector set under "Traces", the runs' spans are exported to it while the
+ * browser is online (isoagent/otel), resuming after a reload where the
+ * last export got; with none, nothing is exported.
  */
-import { idbStore } from "../../../adapters/idb/index.js";
+import { idbCursor, idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, isIsoagentError, type ApprovalState, type JournalEvent, type JsonValue, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
 import { createIdempotent, idempotentRunId } from "../../../src/http/idempotency.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
+import { startTraces } from "./traces.js";
 
 const params = new URLSearchParams(location.search);
 const dbName = params.get("db") ?? "isoagent-example";
@@ -271,6 +275,9 @@ setInterval(() => {
 }, 1000);
 window.addEventListener("online", () => void drive());
 window.addEventListener("offline", () => void refresh());
+
+// Traces: exported while online when a collector is set (see traces.ts), never otherwise.
+startTraces({ store, cursor: () => idbCursor({ name: `${dbName}-otel` }), status: $("traces-status"), form: $("traces-form") });
 
 // Offline: the service worker keeps the app shell, so a reload works without the network.
 if ("serviceWorker" in navigator && params.get("sw") !== "off") {
