@@ -23,6 +23,7 @@ const { benchSteps, printSteps, stepsResults } = await import("./steps.js");
 const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await import("./steps-adapter.js");
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
 const { benchDo, doResults, printDo } = await import("./do.js");
+const { benchScaleIdb, printScaleIdb, scaleIdbResults } = await import("./scale-idb.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
 const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
@@ -64,6 +65,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchDo({ quick });
     printDo(f);
     return doResults(f);
+  },
+  "scale-idb": async () => {
+    const f = await benchScaleIdb({ quick });
+    printScaleIdb(f);
+    return scaleIdbResults(f);
   },
   resume: async () => {
     const f = await benchResume({ quick });

@@ -16,6 +16,7 @@ import { call, calls, createDriver, defineTool, final, parseRunId, scriptedAgent
 declare global {
   interface Window {
     bench: typeof bench;
+    scale: typeof scale;
   }
 }
 
@@ -123,5 +124,85 @@ const bench = {
   },
 };
 
+/** What a scale run found wrong with its runs (none when every step is there and every lease was honoured). */
+function problemsOf(runId: string, events: readonly JournalEvent[], steps: number, owner: string): string[] {
+  const out: string[] = [];
+  let prev = "";
+  events.forEach((e, k) => {
+    if (e.seq !== k + 1 || e.prev !== prev) out.push(`${runId}: the chain breaks at event ${k + 1}`);
+    prev = e.hash;
+  });
+  const count = (type: string) => events.filter((e) => e.type === type).length;
+  if (count("call.started") !== steps || count("call.finished") !== steps) out.push(`${runId}: ${count("call.started")} starts and ${count("call.finished")} outcomes for ${steps} steps`);
+  if (count("run.completed") !== 1) out.push(`${runId}: not completed once`);
+  // One session, by this tab's driver: no other tab appended under a lease of its own.
+  const resumed = events.filter((e) => e.type === "run.resumed") as unknown as { owner: string }[];
+  if (resumed.length !== 1 || resumed[0]!.owner !== owner) out.push(`${runId}: resumed by ${resumed.map((r) => r.owner).join(", ")}`);
+  return out;
+}
+
+const scale = {
+  /**
+   * `runs` runs of `steps` read_only steps each, on database `name`, driven
+   * at once from this tab (created first, outside the clock): by one store
+   * and driver (`shared`: their appends share commits), or one store and
+   * driver per run (no sharing: the contrast). Returns the time, the
+   * readwrite transactions and commits of appends, and what is wrong.
+   */
+  async driver(name: string, prefix: string, runs: number, steps: number, durability: Durability, shared: boolean): Promise<{ ms: number; transactions: number; appendCommits: number; appends: number; problems: string[] }> {
+    let appendCommits = 0;
+    let appends = 0;
+    const onAppendCommit = (n: number) => {
+      appendCommits++;
+      appends += n;
+    };
+    const owner = `tab-${prefix}`;
+    const agent = scriptedAgent((view) => (view.step <= steps ? calls(call("touch")) : final("done")));
+    const make = () => {
+      const store = idbStore({ name, durability, onAppendCommit });
+      return { store, driver: createDriver({ store, agent, tools: [tool("read_only")], owner, limits: { maxSteps: steps + 1 } }) };
+    };
+    const one = make();
+    const each = Array.from({ length: runs }, (_, k) => (shared || k === 0 ? one : make()));
+    const ids = [];
+    for (let k = 0; k < runs; k++) ids.push(await each[k]!.driver.create("scale", { runId: parseRunId(`run_${prefix}_${k}`) }));
+    for (const e of each) await e.store.listRuns({ limit: 1 });
+    appendCommits = appends = 0;
+    const before = transactions;
+    const t = performance.now();
+    const outcomes = await Promise.all(ids.map((id, k) => each[k]!.driver.resume(id)));
+    const ms = performance.now() - t;
+    const counted = transactions - before;
+    const problems: string[] = [];
+    for (let k = 0; k < runs; k++) {
+      if (outcomes[k]!.status !== "completed") problems.push(`${ids[k]}: ${outcomes[k]!.status}${outcomes[k]!.stopped === undefined ? "" : ` (${outcomes[k]!.stopped})`}`);
+      problems.push(...problemsOf(ids[k]!, await one.store.read(ids[k]!), steps, owner));
+    }
+    for (const e of new Set(each)) e.store.close();
+    return { ms, transactions: counted, appendCommits, appends, problems };
+  },
+
+  /** `runs` concurrent loops of `perRun` transactions of one ~100-byte put each, on database `name` (the baseline, at the same concurrency). */
+  async raw(name: string, prefix: string, runs: number, perRun: number, durability: Durability): Promise<number> {
+    const db = await openDB(name, 1, { upgrade: (d) => void d.createObjectStore("kv") });
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: runs }, async (_, r) => {
+        for (let k = 0; k < perRun; k++) {
+          const tx = db.transaction("kv", "readwrite", { durability });
+          void tx.store.put(small(k), `${prefix}-${r}-${k}`);
+          await tx.done;
+        }
+      }),
+    );
+    const ms = performance.now() - t;
+    db.close();
+    return ms;
+  },
+
+  drop,
+};
+
 window.bench = bench;
+window.scale = scale;
 document.body.dataset["ready"] = "yes";
