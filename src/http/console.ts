@@ -247,11 +247,11 @@ async function createRun(pending) {
       sessionStorage.removeItem(PENDING);
       const body = await res.json().catch(() => ({}));
       if (!res.ok) { $("new-status").textContent = (body.error && body.error.message) || res.statusText; return; }
-      $("new-status").textContent = res.headers.get("idempotent-replayed") ? "started (answered on a retry)" : "started";
       $("new-task").value = "";
       selected = body.runId;
       follow();
-      await loadRuns();
+      await loadRuns().catch(() => {});
+      $("new-status").textContent = res.headers.get("idempotent-replayed") ? "started (answered on a retry)" : "started";
       return;
     }
     if (attempt >= 6) { $("new-status").textContent = "not started yet: the server did not answer; it is tried again on reload"; return; }
