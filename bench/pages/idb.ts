@@ -11,6 +11,7 @@
  */
 import { openDB } from "idb";
 import { idbStore } from "../../adapters/idb/index.js";
+import { encodeRecord } from "../../adapters/idb/schema.js";
 import { call, calls, createDriver, defineTool, final, parseRunId, scriptedAgent, seal, strictObject, type JournalEvent, type RunCreated, type SideEffect, type Tool, type UnsealedEvent } from "../../src/index.js";
 
 declare global {
@@ -73,6 +74,44 @@ const bench = {
     for (let k = 0; k < n; k++) {
       const tx = db.transaction("kv", "readwrite", { durability });
       void tx.store.put(small(k), k);
+      await tx.done;
+    }
+    const ms = performance.now() - t;
+    db.close();
+    await drop(name);
+    return ms;
+  },
+
+  /**
+   * ms for `n` transactions each shaped as an append is, without the store:
+   * the run's ~100-byte record read (`withRead`) and the same lean journal
+   * record the append writes (a read-only step's four events) added, keyed
+   * [run, seq]; built before the clock starts. Where an append's time goes:
+   * against a raw put, the record's size and shape; against the append, the
+   * store's own work.
+   */
+  async shaped(n: number, durability: Durability, withRead: boolean): Promise<number> {
+    const name = `shaped-${durability}-${++round}`;
+    const db = await openDB(name, 1, {
+      upgrade: (d) => {
+        d.createObjectStore("runs");
+        d.createObjectStore("journal");
+      },
+    });
+    const runId = `run_shaped_${round}`;
+    await db.put("runs", small(0), runId);
+    const records = [];
+    let head = { seq: 1, hash: "0".repeat(64) };
+    for (let k = 1; k <= n; k++) {
+      const b = stepBatch(runId, k, head);
+      records.push({ key: [runId, b[0]!.seq], record: encodeRecord(b, "running") });
+      head = b[b.length - 1]!;
+    }
+    const t = performance.now();
+    for (const r of records) {
+      const tx = db.transaction(["runs", "journal"], "readwrite", { durability });
+      if (withRead) void tx.objectStore("runs").get(runId);
+      void tx.objectStore("journal").add(r.record, r.key);
       await tx.done;
     }
     const ms = performance.now() - t;
