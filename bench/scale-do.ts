@@ -11,9 +11,10 @@
  * none running; then every run's journal is read back and checked (completed,
  * 20 steps, nothing lost). Reported: runs/s and durable steps/s from the
  * first run made to the last completed (the objects' clock), p50/p99 of a
- * step's latency (each run's mean: workerd's clock moves only on I/O) and of
- * a run's, the errors and retries, the machine load, and the same for the
- * run alone.
+ * run's latency and of a step's (each run's mean, its wait for its object
+ * included: workerd's clock moves only on I/O, and read-only steps do none,
+ * so one step's own timestamps cannot be told apart), the errors and
+ * retries, the machine load, and the same for the run alone.
  *
  * What it does not predict: here every object lives in one workerd process
  * on this machine's cores, so the figure is this machine's throughput for
@@ -43,7 +44,7 @@ export interface ScaleDoFigure {
   readonly span: number;
   readonly runsPerS: number;
   readonly stepsPerS: number;
-  /** A step's latency (ms): a run's time from its session's start to its end over its steps, p50 and p99 over the runs. */
+  /** A step's latency (ms): a run's time from its creation to its end over its steps, p50 and p99 over the runs. */
   readonly stepP50: number;
   readonly stepP99: number;
   /** A run's latency (ms, run.created to run.completed). */
@@ -137,9 +138,9 @@ async function wave(base: string, runs: number): Promise<ScaleDoFigure> {
     first = Math.min(first, events[0]!.at);
     last = Math.max(last, done.at);
     runMs.push(done.at - events[0]!.at);
-    // A step's latency, as the run's mean: workerd's clock moves only on I/O, so one step's own timestamps can be equal.
-    const resumed = events.find((e) => e.type === "run.resumed")!;
-    stepMs.push((done.at - resumed.at) / STEPS);
+    // A step's latency, as the run's mean from its creation (waiting for its object included): workerd's
+    // clock moves only on I/O, and a run's read-only steps do none, so their own timestamps are equal.
+    stepMs.push((done.at - events[0]!.at) / STEPS);
   });
   // The wave's span by the objects' clock, from the first run made to the last completed (the client's poll adds up to 100 ms).
   const span = Math.max(1, last - first) / 1000;
