@@ -88,7 +88,8 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
 
 describe.skipIf(!present)("starting a run from the console", () => {
   it("retries a create whose answer was lost with the same Idempotency-Key: one run, shown as answered on a retry", async () => {
-    const page = await (await browser.newContext()).newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(e.message));
     // The first POST reaches the Worker (the run is made) but its answer is cut off.
@@ -120,6 +121,8 @@ describe.skipIf(!present)("starting a run from the console", () => {
     }
     expect(made).toEqual([runId]);
     expect(problems).toEqual([]);
+    // Its page would go on polling and following the run: closed, it loads nobody else's test.
+    await context.close();
   });
 });
 
