@@ -186,7 +186,10 @@ describe.skipIf(!present)("the console keeps what the operator is typing", () =>
       const e = { v: 1, seq, type: "run.resumed", at: now, owner: "elsewhere", token: seq, prev: "", hash: "" };
       return route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: `retry: 50\nid: ${seq}\nevent: journal\ndata: ${JSON.stringify(e)}\n\n` });
     });
-    await page.goto(`${base}/?token=${TOKEN}`);
+    // Logged in first, and only then to the run: going on before the login's
+    // post had set the session landed on the login page, which never shows
+    // an approval (this test timed out so, about one run in two, on a busy machine).
+    await consoleLogin(page, base, TOKEN);
     await page.goto(`${base}/?run=ask_demo`);
     await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     const input = page.locator("section.approval input.answer");
