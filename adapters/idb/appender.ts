@@ -19,7 +19,7 @@
  * do: stop a failed request from aborting its transaction
  * (`preventDefault`), and queue a request from the callback of another.
  */
-import { checkLease, StoreError, type AppendGuard, type Clock, type JournalEvent, type RunStatus } from "../../src/index.js";
+import { checkLease, checkOwned, checkSeal, StoreError, type AppendGuard, type Clock, type Custody, type JournalEvent, type RunStatus } from "../../src/index.js";
 import { errorName, typed } from "./errors.js";
 import { encodeRecord, type RunRecord } from "./schema.js";
 
@@ -110,9 +110,13 @@ export function appender(options: AppenderOptions): { append(a: TrustedAppend): 
         get.onsuccess = () => {
           const run = get.result as RunRecord | undefined;
           if (results.has(a)) return; // stale already
+          let sealed: Custody | undefined;
           try {
             if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${a.runId}`);
+            // A copy owned elsewhere takes no write (isoagent/move).
+            checkOwned(a.runId as never, run.custody);
             checkLease(a.runId as never, a.guard, run.lease, options.clock.now());
+            sealed = checkSeal(a.runId as never, a.events, run.tokens);
           } catch (refusal) {
             // Its record was added: take it back before the commit.
             journal.delete(key);
@@ -121,7 +125,11 @@ export function appender(options: AppenderOptions): { append(a: TrustedAppend): 
           }
           // An operator's append (no lease) keeps the run's record exact
           // for listing; an append under the lease leaves it as it is.
-          if (a.guard.lease === undefined) runs.put({ ...run, status: a.status, seq: last.seq, updatedAt: last.at } satisfies RunRecord);
+          if (sealed !== undefined) {
+            // A seal (run.moved) ends the run's ownership here, and its lease with it, in this transaction.
+            const { lease: _gone, ...rest } = run;
+            runs.put({ ...rest, status: a.status, seq: last.seq, updatedAt: last.at, custody: sealed } satisfies RunRecord);
+          } else if (a.guard.lease === undefined) runs.put({ ...run, status: a.status, seq: last.seq, updatedAt: last.at } satisfies RunRecord);
           results.set(a, { kind: "written" });
         };
       }

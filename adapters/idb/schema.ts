@@ -25,7 +25,7 @@
  * events, key order included, that were appended.
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from "idb";
-import type { JournalEvent, Lease, RunHead, RunStatus, Snapshot } from "../../src/index.js";
+import type { Custody, JournalEvent, Lease, RunHead, RunStatus, Snapshot } from "../../src/index.js";
 
 /** The version this code writes. */
 export const DB_VERSION = 4;
@@ -39,6 +39,8 @@ export interface RunRecord extends RunHead {
   /** The last fencing token handed out. */
   readonly tokens: number;
   readonly lease?: Lease;
+  /** Absent while this database owns the run; a copy's custody otherwise (moves: an optional field, no new version). */
+  readonly custody?: Custody;
 }
 
 /** An event as a journal record keeps it: without `seq`, `prev` and `hash`. */

@@ -18,6 +18,8 @@ import {
   checkBatch,
   checkFirst,
   checkLease,
+  checkOwned,
+  checkSeal,
   leaseAcquire,
   leaseRelease,
   leaseRenew,
@@ -28,6 +30,8 @@ import {
   type AppendGuard,
   type ArtifactRef,
   type Clock,
+  type Custody,
+  type ImportGuard,
   type JournalEvent,
   type Lease,
   type LeaseView,
@@ -39,6 +43,7 @@ import {
   type Snapshot,
   type Store,
 } from "../../src/index.js";
+import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
 import { appender } from "./appender.js";
 import { errorName, translate } from "./errors.js";
 import { DB_VERSION, decodeRecord, encodeRecord, headOf, upgrade, type IsoagentDB, type JournalRecord, type RunRecord } from "./schema.js";
@@ -158,11 +163,15 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
     // Only IndexedDB's own requests are awaited inside the transaction.
     const [run, head] = await Promise.all([tx.objectStore("runs").get(runId), tailOf(tx, runId)]);
+    let sealed: Custody | undefined;
     try {
       if (run === undefined || head === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
       remember(runId, head);
+      // A copy owned elsewhere takes no write (isoagent/move).
+      checkOwned(runId, run.custody);
       checkLease(runId, guard, run.lease, clock.now());
       checkBatch(runId, events, guard, head);
+      sealed = checkSeal(runId, events, run.tokens);
     } catch (refusal) {
       tx.abort();
       await tx.done.catch(() => {});
@@ -170,16 +179,22 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     }
     const last = events[events.length - 1]!;
     void tx.objectStore("journal").add(encodeRecord(events, status), [runId, events[0]!.seq]);
-    if (guard.lease === undefined) void tx.objectStore("runs").put({ ...run, status, seq: last.seq, updatedAt: last.at });
+    if (sealed !== undefined) {
+      // A seal (run.moved) ends the run's ownership here, and its lease with it, in this transaction.
+      const { lease: _gone, ...rest } = run;
+      void tx.objectStore("runs").put({ ...rest, status, seq: last.seq, updatedAt: last.at, custody: sealed });
+    } else if (guard.lease === undefined) void tx.objectStore("runs").put({ ...run, status, seq: last.seq, updatedAt: last.at });
     await tx.done;
     remember(runId, last);
     return { seq: last.seq, hash: last.hash };
   };
 
-  const summary = (r: RunRecord, tail: { seq: number; at: number; status: RunStatus } | undefined): RunSummary =>
-    tail === undefined
+  const summary = (r: RunRecord, tail: { seq: number; at: number; status: RunStatus } | undefined): RunSummary => ({
+    ...(tail === undefined
       ? { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, lease: leaseView(r.lease) }
-      : { runId: r.runId, status: tail.status, createdAt: r.createdAt, updatedAt: tail.at, seq: tail.seq, lease: leaseView(r.lease) };
+      : { runId: r.runId, status: tail.status, createdAt: r.createdAt, updatedAt: tail.at, seq: tail.seq, lease: leaseView(r.lease) }),
+    ...(r.custody === undefined ? {} : { custody: r.custody }),
+  });
 
   return {
     async createRun(first: RunCreated): Promise<void> {
@@ -237,6 +252,66 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       }
     },
 
+    async importEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<{ seq: number; hash: string; custody: Custody | undefined }> {
+      const d = await db();
+      try {
+        const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
+        // Only IndexedDB's own requests are awaited inside the transaction; the head is the journal's tail (v4).
+        const [run, head] = await Promise.all([tx.objectStore("runs").get(runId), tailOf(tx, runId)]);
+        let next: RunRecord;
+        const last = events[events.length - 1]!;
+        try {
+          checkImport(runId, run === undefined ? undefined : { custody: run.custody, seq: head?.seq ?? 0, hash: head?.hash ?? "" }, events, guard.expectedSeq);
+          const custody = custodyAfterImport(run?.custody, events, guard.role, guard.here, clock.now());
+          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, seq: 0, tokens: 0 };
+          const { custody: _c, ...rest } = base;
+          next = { ...rest, seq: last.seq, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events), ...(custody === undefined ? {} : { custody }) };
+        } catch (refusal) {
+          tx.abort();
+          await tx.done.catch(() => {});
+          throw refusal;
+        }
+        // One lean record, as an append writes it, and the run's record (its custody).
+        void tx.objectStore("journal").add(encodeRecord(events, guard.status), [runId, events[0]!.seq]);
+        void tx.objectStore("runs").put(next);
+        await tx.done;
+        remember(runId, last);
+        return { seq: last.seq, hash: last.hash, custody: next.custody };
+      } catch (e) {
+        return translate(e, `importing into run ${runId}`);
+      }
+    },
+
+    async custody(runId: RunId): Promise<Custody | undefined> {
+      const d = await db();
+      try {
+        const run = await d.get("runs", runId);
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        return run.custody;
+      } catch (e) {
+        return translate(e, `reading the custody of run ${runId}`);
+      }
+    },
+
+    async abandonTransit(runId: RunId): Promise<boolean> {
+      const d = await db();
+      try {
+        const tx = d.transaction("runs", "readwrite", { durability });
+        const run = await tx.store.get(runId);
+        if (run === undefined || run.custody?.role !== "in_transit") {
+          await tx.done;
+          if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+          return false;
+        }
+        const next: RunRecord = { ...run, custody: { role: "mirror", received: run.custody.received } };
+        void tx.store.put(next);
+        await tx.done;
+        return true;
+      } catch (e) {
+        return translate(e, `abandoning the transit of run ${runId}`);
+      }
+    },
+
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
       const d = await db();
       try {
@@ -267,11 +342,12 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       try {
         const tx = d.transaction("runs", "readwrite", { durability });
         const run = await tx.store.get(runId);
-        const lease = run === undefined ? null : leaseAcquire(run.lease, run.tokens, { runId, owner, ttlMs, now: clock.now() });
+        const lease = run === undefined || run.custody !== undefined ? null : leaseAcquire(run.lease, run.tokens, { runId, owner, ttlMs, now: clock.now() });
         if (run === undefined || lease === null) {
           tx.abort();
           await tx.done.catch(() => {});
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+          checkOwned(runId, run.custody);
           return null;
         }
         void tx.store.put({ ...run, tokens: lease.token, lease });

@@ -44,7 +44,7 @@ header h1{margin:0;font-size:18px}header h1 span{opacity:.6;font-weight:normal}#
 main{display:grid;grid-template-columns:260px 1fr;gap:16px;padding:16px 20px}
 nav ul{list-style:none;margin:0;padding:0}nav li{background:#fff;border-radius:4px;padding:6px 8px;margin-bottom:4px;cursor:pointer;word-break:break-all}
 nav li.selected{outline:2px solid #3b6ef5}.badge{font-size:11px;padding:1px 6px;border-radius:8px;background:#e4e7ee;margin-left:4px}
-.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.failed,.badge.cancelled{background:#f6d3d0}
+.badge.custody{background:#dfe8fd}.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.failed,.badge.cancelled{background:#f6d3d0}
 .title{display:flex;align-items:center;gap:12px}.title h2{margin:0}
 button{font:inherit;padding:6px 12px;border:0;border-radius:4px;background:#3b6ef5;color:#fff;cursor:pointer}button.deny{background:#b3261e}button.neutral{background:#5b6475}
 table{width:100%;border-collapse:collapse;background:#fff;font-size:12px}td,th{text-align:left;padding:4px 6px;border-bottom:1px solid #eceef2;vertical-align:top}
@@ -97,6 +97,7 @@ function describe(e) {
     case "run.completed": return "output " + JSON.stringify(e.output);
     case "run.failed": return e.reason + ": " + e.detail;
     case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");
+    case "run.moved": return "moved from " + e.from + " to " + e.to + " (epoch " + e.epoch + ")";
     default: return "";
   }
 }
@@ -106,6 +107,7 @@ async function loadRuns() {
   if (!selected && runs.length > 0) selected = runs[0].runId;
   $("runs").replaceChildren(...runs.map((r) => {
     const li = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, r.runId, el("span", { class: "badge " + r.status }, r.status));
+    if (r.custody) li.append(el("span", { class: "badge custody", "data-custody": r.custody.role }, custodyText(r)));
     if (r.lease && r.status === "running") li.title = leaseText(r);
     li.addEventListener("click", () => { selected = r.runId; follow(); loadRuns(); });
     return li;
@@ -164,6 +166,16 @@ function approvalView(runId, a) {
   return section;
 }
 
+// A copy of a run owned elsewhere (isoagent/move): a mirror of a browser's
+// run, with its lag (how long after its last event was written there it
+// arrived here), a run in transit, or one that moved away.
+function custodyText(r) {
+  const c = r.custody;
+  if (c.role === "moved") return "moved to " + c.to;
+  if (c.role === "in_transit") return "in transit";
+  return "mirror, lag " + Math.max(0, c.received - r.updatedAt) + " ms";
+}
+
 // Who drives a run (its lease is store state, by the store's clock): "busy"
 // runs are driven elsewhere until their lease expires; then any driver (a
 // Durable Object's alarm) takes them over.
@@ -182,6 +194,7 @@ async function loadRun() {
   $("run").dataset.status = run.status;
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
   if (run.problem) $("summary").append(el("div", { class: "problem" }, "cannot be driven: " + run.problem.code + ": " + run.problem.message));
+  if (run.custody) $("summary").append(el("div", { class: "custody" }, custodyText(run) + (run.custody.role === "moved" ? "" : ": read-only here; it is driven and answered where it is owned")));
   $("trace").replaceChildren("trace ", el("a", { href: "/runs/" + encodeURIComponent(run.runId) + "/trace", target: "_blank", rel: "noopener" }, run.traceId));
   $("lease").textContent = leaseText(run);
   // Re-rendered only when what is asked changes: every journal event reloads
