@@ -81,7 +81,7 @@ describe("the v4 encoding and the upgrade from v3", () => {
     return store.read(outcome.runId);
   }
 
-  it("opens a version 3 database: every record, v1's single events and v3's batches, reads back exactly; the lease still fences; appends go on", async () => {
+  it("opens a version 3 database: every record, v1's single events and v3's batches, reads back exactly; the lease still fences; a copy keeps its custody; appends go on", async () => {
     const events = await journalOfARun();
     const runId = events[0]!.type === "run.created" ? (events[0] as RunCreated).runId : ("" as RunId);
     const last = events[events.length - 1]!;
@@ -98,6 +98,11 @@ describe("the v4 encoding and the upgrade from v3", () => {
     const other = seal({ v: 1, at: 1, type: "run.created", runId: "other" as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
     await v3.put("events", { runId: "other", seq: 1, events: [other] });
     await v3.put("runs", { runId: "other" as RunId, status: "running", createdAt: 1, updatedAt: 1, seq: 1, head: other.hash, tokens: 0 });
+    // A third, a mirror of a run owned elsewhere (custody: v3's optional field, isoagent/move).
+    const copy = seal({ v: 1, at: 0, type: "run.created", runId: "copy" as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const custody = { role: "mirror", received: 5 } as const;
+    await v3.put("events", { runId: "copy", seq: 1, events: [copy] });
+    await v3.put("runs", { runId: "copy" as RunId, status: "running", createdAt: 0, updatedAt: 0, seq: 1, head: copy.hash, tokens: 0, custody } as never);
     v3.close();
 
     const clock = manualClock();
@@ -111,7 +116,11 @@ describe("the v4 encoding and the upgrade from v3", () => {
     expect(await store.listRuns()).toEqual([
       { runId, status: "completed", createdAt: events[0]!.at, updatedAt: last.at, seq: last.seq, lease: { holder: "old tab", expiresAt: Number.MAX_SAFE_INTEGER } },
       { runId: "other", status: "running", createdAt: 1, updatedAt: 1, seq: 1, lease: null },
+      { runId: "copy", status: "running", createdAt: 0, updatedAt: 0, seq: 1, lease: null, custody },
     ]);
+    // The copy keeps its custody through the upgrade: still nobody's to drive here.
+    expect(await store.custody!("copy" as RunId)).toEqual(custody);
+    await expect(store.acquireLease("copy" as RunId, "me", 1000)).rejects.toMatchObject({ code: "RUN_MIRROR" });
     expect(await store.acquireLease(runId, "new tab", 1000)).toBeNull();
     // The other run goes on: an append after the copied record.
     const l = (await store.acquireLease("other" as RunId, "me", 1000))!;
