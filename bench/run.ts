@@ -23,6 +23,8 @@ const { benchSteps, printSteps, stepsResults } = await import("./steps.js");
 const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await import("./steps-adapter.js");
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
 const { benchDo, doResults, printDo } = await import("./do.js");
+const { benchScaleIdb, printScaleIdb, scaleIdbResults } = await import("./scale-idb.js");
+const { benchScaleDo, printScaleDo, scaleDoResults } = await import("./scale-do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
 const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
@@ -65,6 +67,17 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchDo({ quick });
     printDo(f);
     return doResults(f);
+  },
+  "scale-idb": async () => {
+    const f = await benchScaleIdb({ quick });
+    printScaleIdb(f);
+    return scaleIdbResults(f);
+  },
+  "scale-do": async () => {
+    const runsArg = args.find((a) => a.startsWith("--runs="));
+    const f = await benchScaleDo({ quick, ...(runsArg === undefined ? {} : { runs: Number(runsArg.slice("--runs=".length)) }) });
+    printScaleDo(f);
+    return scaleDoResults(f);
   },
   resume: async () => {
     const f = await benchResume({ quick });

@@ -89,6 +89,9 @@ export type IsoagentErrorCode =
   | "RUN_NOT_ACTIVE"
   | "DRIVER_INVALID"
   | "AGENT_ERROR"
+  // the HTTP API (isoagent/http)
+  | "IDEMPOTENCY_KEY_INVALID"
+  | "IDEMPOTENCY_KEY_REUSED"
   // MCP (isoagent/mcp)
   | "MCP_OPTIONS_INVALID"
   | "MCP_CONNECT_FAILED"

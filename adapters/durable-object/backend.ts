@@ -2,7 +2,7 @@
  * The HTTP app's backend on Durable Objects: each run is hosted (driven) by
  * its own object; the index lists them.
  */
-import { randomIds, StoreError, type IdSource, type RunHead } from "../../src/index.js";
+import { isIsoagentError, randomIds, StoreError, type IdSource, type RunHead } from "../../src/index.js";
 import type { RunsBackend } from "../../src/http/index.js";
 import { listWithLeases } from "./leases.js";
 import { runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
@@ -36,11 +36,18 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
   };
   return {
     move: durableObjectMoves(env, run, remember, env.ISOAGENT_PLACE),
-    async create(task) {
-      const runId = ids.runId();
-      const created = unwire(await runObject(env.RUNS, runId).host(runId, task));
-      known.add(runId);
-      return created;
+    async create(task, options) {
+      const runId = options?.runId ?? ids.runId();
+      try {
+        const created = unwire(await runObject(env.RUNS, runId).host(runId, task));
+        known.add(runId);
+        return created;
+      } catch (e) {
+        // Made by a create racing this one (one idempotency key): the run's
+        // object holds it, though the index may not have heard of it yet.
+        if (isIsoagentError(e, "RUN_EXISTS")) known.add(runId);
+        throw e;
+      }
     },
     async list(filter) {
       return listWithLeases(env.RUNS, async () => (await index().list(filter)) as RunHead[]);

@@ -5,6 +5,12 @@
  * against the run's record held in memory (this object is its only writer,
  * and no other request interleaves with synchronous code), so the append is
  * atomic without a transaction; the record's head is the last row.
+ *
+ * A row's body (v3) is lean: the events without what the chain makes
+ * redundant (each event's `seq`, given by the row's key; its `prev`, the hash
+ * before it, kept once for the row), as `{"p": prev, "h": [hashes], "e":
+ * [events]}`. Rows written before are read as they are: v2's a JSON array of
+ * whole events, v1's one whole event.
  */
 import {
   checkBatch,
@@ -48,7 +54,47 @@ const MIGRATIONS: readonly string[][] = [
   // head (seq, hash, status, time) is its last row and an append writes one
   // row only. Rows written before hold null there; the meta row stands for them.
   ["ALTER TABLE events ADD COLUMN status TEXT"],
+  // v3: rows are written lean (see above); rows written before are read as
+  // they are, so nothing is rewritten. Forward only: code before v3 cannot
+  // read a lean row.
+  [],
 ];
+
+/** A row's body from v3 on: the first event's prev, the events' hashes, the events without seq, prev and hash. */
+interface LeanRow {
+  readonly p: string;
+  readonly h: readonly string[];
+  readonly e: readonly Record<string, unknown>[];
+}
+
+/** The body of the row an append writes. */
+function encodeRow(events: readonly JournalEvent[]): string {
+  const h: string[] = [];
+  const e: Omit<JournalEvent, "seq" | "prev" | "hash">[] = [];
+  for (const event of events) {
+    const { seq: _seq, prev: _prev, hash, ...body } = event;
+    h.push(hash);
+    e.push(body);
+  }
+  return JSON.stringify({ p: events[0]!.prev, h, e } satisfies LeanRow);
+}
+
+/** The events of a row keyed by `first`, from `from` on, pushed to `out`, whichever version wrote it. */
+function decodeRow(body: string, first: number, from: number, out: JournalEvent[]): void {
+  const held = JSON.parse(body) as JournalEvent | JournalEvent[] | LeanRow;
+  if (Array.isArray(held)) {
+    for (const e of held) if (e.seq >= from) out.push(e);
+  } else if ("e" in held && "h" in held) {
+    const { e, h } = held;
+    for (let k = Math.max(0, from - first); k < e.length; k++) {
+      const event = e[k]!;
+      event["seq"] = first + k;
+      event["prev"] = k === 0 ? held.p : h[k - 1]!;
+      event["hash"] = h[k]!;
+      out.push(event as unknown as JournalEvent);
+    }
+  } else if (held.seq >= from) out.push(held);
+}
 
 /** Rows stay well under the 2 MB row limit. */
 export const ARTIFACT_PART_BYTES = 512 * 1024;
@@ -110,11 +156,12 @@ export class RunSql {
     if (this.meta.has("run")) return this.meta.get("run") as RunRecord | undefined;
     const stored = this.get<RunRecord>("run");
     if (stored === undefined) return undefined;
-    const last = this.storage.sql.exec<{ body: string; status: string | null }>("SELECT body, status FROM events ORDER BY seq DESC LIMIT 1").toArray()[0];
+    const last = this.storage.sql.exec<{ seq: number; body: string; status: string | null }>("SELECT seq, body, status FROM events ORDER BY seq DESC LIMIT 1").toArray()[0];
     let r = stored;
     if (last !== undefined && last.status !== null) {
-      const held = JSON.parse(last.body) as JournalEvent | JournalEvent[];
-      const e = Array.isArray(held) ? held[held.length - 1]! : held;
+      const held: JournalEvent[] = [];
+      decodeRow(last.body, last.seq, 0, held);
+      const e = held[held.length - 1]!;
       r = { ...stored, seq: e.seq, head: e.hash, status: last.status as RunStatus, updatedAt: e.at };
     }
     this.meta.set("run", r);
@@ -144,7 +191,10 @@ export class RunSql {
   /** The task the run was created with. */
   task(): JsonValue | undefined {
     const row = this.storage.sql.exec<{ body: string }>("SELECT body FROM events WHERE seq = 1").toArray()[0];
-    return row === undefined ? undefined : (JSON.parse(row.body) as RunCreated).task;
+    if (row === undefined) return undefined;
+    const held: JournalEvent[] = [];
+    decodeRow(row.body, 1, 1, held);
+    return (held[0] as RunCreated).task;
   }
 
   markIndexed(seq: number): void {
@@ -156,7 +206,7 @@ export class RunSql {
     checkFirst(first);
     this.tx(() => {
       if (this.record() !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
-      this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (1, ?, 'running')", JSON.stringify(first));
+      this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (1, ?, 'running')", encodeRow([first]));
       this.set("hosted", hosted);
       this.set("run", { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
     });
@@ -182,9 +232,8 @@ export class RunSql {
   }
 
   private insert(r: RunRecord, events: readonly JournalEvent[], status: RunStatus): { seq: number; hash: string } {
-    // One row per append, keyed by its first event's seq (a JSON array; a row
-    // holding one event as an object is read as well), with the status after it.
-    this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", events[0]!.seq, JSON.stringify(events), status);
+    // One row per append, keyed by its first event's seq, lean, with the status after it.
+    this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", events[0]!.seq, encodeRow(events), status);
     const last = events[events.length - 1]!;
     this.meta.set("run", { ...r, seq: last.seq, head: last.hash, status, updatedAt: last.at } satisfies RunRecord);
     return { seq: last.seq, hash: last.hash };
@@ -204,7 +253,7 @@ export class RunSql {
       let batch: JournalEvent[] = [];
       let bytes = 0;
       const flush = (): void => {
-        this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", batch[0]!.seq, JSON.stringify(batch), guard.status);
+        this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", batch[0]!.seq, encodeRow(batch), guard.status);
         batch = [];
         bytes = 0;
       };
@@ -242,13 +291,9 @@ export class RunSql {
     this.run(runId);
     const from = Math.max(1, fromSeq);
     // From the row holding event `from`: the last one keyed at or before it.
-    const rows = this.storage.sql.exec<{ body: string }>("SELECT body FROM events WHERE seq >= (SELECT max(seq) FROM events WHERE seq <= ?) ORDER BY seq", from);
+    const rows = this.storage.sql.exec<{ seq: number; body: string }>("SELECT seq, body FROM events WHERE seq >= (SELECT max(seq) FROM events WHERE seq <= ?) ORDER BY seq", from);
     const out: JournalEvent[] = [];
-    for (const row of rows) {
-      const held = JSON.parse(row.body) as JournalEvent | JournalEvent[];
-      if (!Array.isArray(held)) out.push(held);
-      else for (const e of held) if (e.seq >= from) out.push(e);
-    }
+    for (const row of rows) decodeRow(row.body, row.seq, from, out);
     return out;
   }
 

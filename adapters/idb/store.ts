@@ -3,13 +3,17 @@
  * snapshots and artifacts in one database that every tab of the origin
  * shares. The lease check and the append happen in one readwrite
  * transaction, with no await inside it but IndexedDB's own requests, so two
- * tabs can never both append for one run. An append is one record however
- * many events it holds, and its checks read one record (the run's, where the
- * lease lives) without holding the writes back.
+ * tabs can never both append for one run.
+ *
+ * An append writes one record (the journal's, see schema.ts) and reads one
+ * (the run's, for its lease), in one round trip: the store remembers the head
+ * of each run it last read or wrote, and the record's key (the run, the seq of
+ * its first event) exists exactly when the journal moved past that head.
+ * Appends of several runs that wait for the same commit share it (appender.ts).
  *
  * Nothing touches `indexedDB` at import time; the database opens on first use.
  */
-import { openDB, type IDBPDatabase } from "idb";
+import { openDB, unwrap, type IDBPDatabase, type IDBPTransaction } from "idb";
 import {
   checkBatch,
   checkFirst,
@@ -40,26 +44,12 @@ import {
   type Store,
 } from "../../src/index.js";
 import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
-import { DB_VERSION, eventsOf, upgrade, type IsoagentDB, type RunRecord } from "./schema.js";
+import { appender } from "./appender.js";
+import { errorName, translate } from "./errors.js";
+import { DB_VERSION, decodeRecord, encodeRecord, headOf, upgrade, type IsoagentDB, type JournalRecord, type RunRecord } from "./schema.js";
 
-/** How many runs' records a store remembers for its appends. */
-const KNOWN_RUNS = 64;
-
-/** Whether two records of a run are the same (the lease included). */
-function sameRun(a: RunRecord, b: RunRecord): boolean {
-  return (
-    a.seq === b.seq &&
-    a.head === b.head &&
-    a.status === b.status &&
-    a.tokens === b.tokens &&
-    a.updatedAt === b.updatedAt &&
-    a.createdAt === b.createdAt &&
-    a.lease?.token === b.lease?.token &&
-    a.lease?.owner === b.lease?.owner &&
-    a.lease?.expiresAt === b.lease?.expiresAt &&
-    JSON.stringify(a.custody) === JSON.stringify(b.custody)
-  );
-}
+/** How many runs' heads a store remembers for its appends. */
+const KNOWN_RUNS = 4096;
 
 /** Options of {@link idbStore}. */
 export interface IdbStoreOptions {
@@ -75,6 +65,8 @@ export interface IdbStoreOptions {
   readonly durability?: "strict" | "relaxed";
   /** The store's clock, which judges leases. Default: the system clock. */
   readonly clock?: Clock;
+  /** Called after each transaction of appends with how many it committed together (for benchmarks and tests). */
+  readonly onAppendCommit?: (appends: number) => void;
 }
 
 /** An IndexedDB store, with a way to close its connection. */
@@ -82,14 +74,15 @@ export interface IdbStore extends Store {
   close(): void;
 }
 
-function translate(e: unknown, what: string): never {
-  if (e instanceof StoreError) throw e;
-  const name = typeof e === "object" && e !== null ? (e as { name?: unknown }).name : undefined;
-  if (name === "QuotaExceededError") throw new StoreError("STORE_QUOTA_EXCEEDED", `${what}: the browser's storage quota is exhausted; nothing was written`, { cause: e });
-  if (name === "InvalidStateError" || name === "TransactionInactiveError") {
-    throw new StoreError("STORE_CLOSED", `${what}: the database connection is closed (another tab upgraded or deleted it); reload the page`, { cause: e });
-  }
-  throw new StoreError("STORE_UNAVAILABLE", `${what}: IndexedDB failed (${typeof name === "string" ? name : "unknown error"}); nothing was written`, { cause: e });
+type Tx = IDBPTransaction<IsoagentDB, ("runs" | "journal")[], "readwrite" | "readonly">;
+
+/** A run's journal, as a key range: every record of the run. */
+const runRange = (runId: string): IDBKeyRange => IDBKeyRange.bound([runId, 0], [runId, Number.MAX_SAFE_INTEGER]);
+
+/** The run's head (its journal's last record), read in `tx`. */
+async function tailOf(tx: Tx, runId: string): Promise<{ seq: number; hash: string; at: number; status: RunStatus } | undefined> {
+  const cursor = await tx.objectStore("journal").openCursor(runRange(runId), "prev");
+  return cursor === null ? undefined : headOf(cursor.value, cursor.key[1]);
 }
 
 /**
@@ -143,136 +136,118 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     return opening;
   };
 
-  // The run records this store last read or wrote, so an append can write
-  // without first waiting for the record: it reads the record in the same
-  // transaction, and when it differs from the remembered one (another tab
-  // appended or took the lease) aborts and appends the careful way.
-  const known = new Map<string, RunRecord>();
-  const remember = (run: RunRecord): void => {
-    known.delete(run.runId);
-    known.set(run.runId, run);
+  // The head of each run this store last read or wrote: an append that
+  // follows it is written on trust (the record's key proves it still is the
+  // head); anything else is judged on the head read in its transaction.
+  const known = new Map<string, { seq: number; hash: string }>();
+  const remember = (runId: string, head: { seq: number; hash: string }): void => {
+    known.delete(runId);
+    known.set(runId, { seq: head.seq, hash: head.hash });
     if (known.size > KNOWN_RUNS) known.delete(known.keys().next().value!);
   };
-  const judge = (run: RunRecord, events: readonly JournalEvent[], guard: AppendGuard): void => {
-    checkOwned(run.runId, run.custody);
-    checkLease(run.runId, guard, run.lease, clock.now());
-    checkBatch(run.runId, events, guard, { seq: run.seq, hash: run.head });
-  };
-  /** The run's record after an append; a seal (run.moved) ends the run's ownership here, and its lease with it. */
-  const advanced = (run: RunRecord, events: readonly JournalEvent[], status: RunStatus): RunRecord => {
+
+  const writer = appender({
+    database: async () => {
+      const d = await db();
+      if (closed !== undefined) throw new StoreError("STORE_CLOSED", closed);
+      return unwrap(d);
+    },
+    durability,
+    clock,
+    ...(options.onAppendCommit === undefined ? {} : { onCommit: options.onAppendCommit }),
+  });
+
+  /** The append judged on the run's record and head as its own transaction reads them. */
+  const appendCarefully = async (runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> => {
+    const d = await db();
+    const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
+    // Only IndexedDB's own requests are awaited inside the transaction.
+    const [run, head] = await Promise.all([tx.objectStore("runs").get(runId), tailOf(tx, runId)]);
+    let sealed: Custody | undefined;
+    try {
+      if (run === undefined || head === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+      remember(runId, head);
+      // A copy owned elsewhere takes no write (isoagent/move).
+      checkOwned(runId, run.custody);
+      checkLease(runId, guard, run.lease, clock.now());
+      checkBatch(runId, events, guard, head);
+      sealed = checkSeal(runId, events, run.tokens);
+    } catch (refusal) {
+      tx.abort();
+      await tx.done.catch(() => {});
+      throw refusal;
+    }
     const last = events[events.length - 1]!;
-    const sealed = checkSeal(run.runId, events, run.tokens);
-    if (sealed === undefined) return { ...run, seq: last.seq, head: last.hash, status, updatedAt: last.at };
-    const { lease: _gone, ...rest } = run;
-    return { ...rest, seq: last.seq, head: last.hash, status, updatedAt: last.at, custody: sealed };
+    void tx.objectStore("journal").add(encodeRecord(events, status), [runId, events[0]!.seq]);
+    if (sealed !== undefined) {
+      // A seal (run.moved) ends the run's ownership here, and its lease with it, in this transaction.
+      const { lease: _gone, ...rest } = run;
+      void tx.objectStore("runs").put({ ...rest, status, seq: last.seq, updatedAt: last.at, custody: sealed });
+    } else if (guard.lease === undefined) void tx.objectStore("runs").put({ ...run, status, seq: last.seq, updatedAt: last.at });
+    await tx.done;
+    remember(runId, last);
+    return { seq: last.seq, hash: last.hash };
   };
 
-  /**
-   * The append in one round trip: the run's record is read and the writes are
-   * queued at once; the checks run when the read answers, before the
-   * transaction can commit, and abort it when they fail. Undefined when the
-   * remembered record was stale (nothing written).
-   */
-  const appendOnTrust = async (d: IDBPDatabase<IsoagentDB>, cached: RunRecord, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string } | undefined> => {
-    // (A seal refused against the remembered record's tokens is refused against the real one too: tokens only grow.)
-    const next = advanced(cached, events, status);
-    const tx = d.transaction(["runs", "events"], "readwrite", { durability });
-    let refusal: unknown;
-    let stale = false;
-    const checked = tx
-      .objectStore("runs")
-      .get(cached.runId)
-      .then((run) => {
-        if (run === undefined || !sameRun(run, cached)) stale = true;
-        else {
-          try {
-            judge(run, events, guard);
-            return;
-          } catch (e) {
-            refusal = e;
-          }
-        }
-        tx.abort();
-      });
-    tx.objectStore("events")
-      .add({ runId: cached.runId, seq: events[0]!.seq, events: [...events] })
-      .catch(() => {});
-    tx.objectStore("runs")
-      .put(next)
-      .catch(() => {});
-    try {
-      await checked;
-    } catch (e) {
-      // The read itself failed: the transaction aborts with it.
-      tx.done.catch(() => {});
-      throw e;
-    }
-    try {
-      await tx.done;
-    } catch (e) {
-      if (!stale && refusal === undefined) throw e;
-    }
-    if (refusal !== undefined) throw refusal;
-    if (stale) {
-      known.delete(cached.runId);
-      return undefined;
-    }
-    remember(next);
-    return { seq: next.seq, hash: next.head };
-  };
-
-  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
+  const summary = (r: RunRecord, tail: { seq: number; at: number; status: RunStatus } | undefined): RunSummary => ({
+    ...(tail === undefined
+      ? { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, lease: leaseView(r.lease) }
+      : { runId: r.runId, status: tail.status, createdAt: r.createdAt, updatedAt: tail.at, seq: tail.seq, lease: leaseView(r.lease) }),
+    ...(r.custody === undefined ? {} : { custody: r.custody }),
+  });
 
   return {
     async createRun(first: RunCreated): Promise<void> {
       checkFirst(first);
       const d = await db();
       try {
-        const tx = d.transaction(["runs", "events"], "readwrite", { durability });
-        const runs = tx.objectStore("runs");
-        if ((await runs.get(first.runId)) !== undefined) {
-          tx.abort();
-          await tx.done.catch(() => {});
-          throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
+        // Both records are added: a run that exists makes the first add fail, and the transaction with it.
+        const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
+        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, tokens: 0 };
+        let exists = false;
+        const taken = (e: unknown): void => {
+          if (errorName(e) === "ConstraintError") exists = true;
+        };
+        tx.objectStore("runs").add(run).catch(taken);
+        tx.objectStore("journal").add(encodeRecord([first], "running"), [first.runId, 1]).catch(taken);
+        try {
+          await tx.done;
+        } catch (e) {
+          if (exists) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
+          throw e;
         }
-        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 };
-        void runs.put(run);
-        void tx.objectStore("events").put({ runId: first.runId, seq: 1, events: [first] });
-        await tx.done;
-        remember(run);
+        remember(first.runId, first);
       } catch (e) {
         translate(e, `creating run ${first.runId}`);
       }
     },
 
     async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
-      const d = await db();
       try {
-        const cached = known.get(runId);
-        if (cached !== undefined && events.length > 0) {
-          const head = await appendOnTrust(d, cached, events, guard, status);
-          if (head !== undefined) return head;
+        const head = known.get(runId);
+        let trusted = head !== undefined;
+        if (head !== undefined) {
+          // Only a batch that follows the remembered head is written on trust;
+          // anything else is judged on the head read in its own transaction.
+          try {
+            checkBatch(runId, events, guard, head);
+          } catch {
+            trusted = false;
+          }
         }
-        const tx = d.transaction(["runs", "events"], "readwrite", { durability });
-        // Only IndexedDB's own requests are awaited inside the transaction.
-        const run = await tx.objectStore("runs").get(runId);
-        let next: RunRecord;
-        try {
-          if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-          remember(run);
-          judge(run, events, guard);
-          next = advanced(run, events, status);
-        } catch (refusal) {
-          tx.abort();
-          await tx.done.catch(() => {});
-          throw refusal;
+        if (trusted) {
+          const r = await writer.append({ runId, events, guard, status });
+          if (r.kind === "refused") throw r.error;
+          if (r.kind === "written") {
+            const last = events[events.length - 1]!;
+            remember(runId, last);
+            return { seq: last.seq, hash: last.hash };
+          }
+          known.delete(runId);
         }
-        void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
-        void tx.objectStore("runs").put(next);
-        await tx.done;
-        remember(next);
-        return { seq: next.seq, hash: next.head };
+        return await appendCarefully(runId, events, guard, status);
       } catch (e) {
+        if (closed !== undefined && !(e instanceof StoreError)) throw new StoreError("STORE_CLOSED", closed, { cause: e });
         return translate(e, `appending to run ${runId}`);
       }
     },
@@ -280,27 +255,28 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async importEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<{ seq: number; hash: string; custody: Custody | undefined }> {
       const d = await db();
       try {
-        const tx = d.transaction(["runs", "events"], "readwrite", { durability });
-        // Only IndexedDB's own requests are awaited inside the transaction.
-        const run = await tx.objectStore("runs").get(runId);
+        const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
+        // Only IndexedDB's own requests are awaited inside the transaction; the head is the journal's tail (v4).
+        const [run, head] = await Promise.all([tx.objectStore("runs").get(runId), tailOf(tx, runId)]);
         let next: RunRecord;
+        const last = events[events.length - 1]!;
         try {
-          checkImport(runId, run === undefined ? undefined : { custody: run.custody, seq: run.seq, hash: run.head }, events, guard.expectedSeq);
-          const last = events[events.length - 1]!;
+          checkImport(runId, run === undefined ? undefined : { custody: run.custody, seq: head?.seq ?? 0, hash: head?.hash ?? "" }, events, guard.expectedSeq);
           const custody = custodyAfterImport(run?.custody, events, guard.role, guard.here, clock.now());
-          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, seq: 0, head: "", tokens: 0 };
+          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, seq: 0, tokens: 0 };
           const { custody: _c, ...rest } = base;
-          next = { ...rest, seq: last.seq, head: last.hash, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events), ...(custody === undefined ? {} : { custody }) };
+          next = { ...rest, seq: last.seq, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events), ...(custody === undefined ? {} : { custody }) };
         } catch (refusal) {
           tx.abort();
           await tx.done.catch(() => {});
           throw refusal;
         }
-        void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
+        // One lean record, as an append writes it, and the run's record (its custody).
+        void tx.objectStore("journal").add(encodeRecord(events, guard.status), [runId, events[0]!.seq]);
         void tx.objectStore("runs").put(next);
         await tx.done;
-        remember(next);
-        return { seq: next.seq, hash: next.head, custody: next.custody };
+        remember(runId, last);
+        return { seq: last.seq, hash: last.hash, custody: next.custody };
       } catch (e) {
         return translate(e, `importing into run ${runId}`);
       }
@@ -330,7 +306,6 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         const next: RunRecord = { ...run, custody: { role: "mirror", received: run.custody.received } };
         void tx.store.put(next);
         await tx.done;
-        remember(next);
         return true;
       } catch (e) {
         return translate(e, `abandoning the transit of run ${runId}`);
@@ -340,17 +315,22 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
       const d = await db();
       try {
-        const tx = d.transaction(["runs", "events"], "readonly");
-        const run = await tx.objectStore("runs").get(runId);
-        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-        remember(run);
+        const tx = d.transaction(["runs", "journal"], "readonly");
         const from = Math.max(1, fromSeq);
-        const store = tx.objectStore("events");
-        // The record holding event `from` is keyed by its batch's first seq, at or before it.
-        const holder = from === 1 ? null : await store.openKeyCursor(IDBKeyRange.bound([runId, 0], [runId, from]), "prev");
-        const rows = await store.getAll(IDBKeyRange.bound([runId, holder === null ? from : holder.key[1]], [runId, Number.MAX_SAFE_INTEGER]));
+        const journal = tx.objectStore("journal");
+        // The record holding event `from` is the last one keyed at or before it.
+        const [run, holder] = await Promise.all([tx.objectStore("runs").get(runId), from === 1 ? null : journal.openKeyCursor(IDBKeyRange.bound([runId, 0], [runId, from]), "prev")]);
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        // Records are contiguous: each starts where the one before it ends.
+        let first = holder === null ? 1 : holder.key[1];
+        const rows: JournalRecord[] = await journal.getAll(IDBKeyRange.bound([runId, first], [runId, Number.MAX_SAFE_INTEGER]));
         const out: JournalEvent[] = [];
-        for (const row of rows) for (const e of eventsOf(row)) if (e.seq >= from) out.push(e);
+        for (const row of rows) {
+          decodeRecord(row, first, from, out);
+          first += row.e.length;
+        }
+        const last = rows[rows.length - 1];
+        if (last !== undefined) remember(runId, headOf(last, first - last.e.length));
         return out;
       } catch (e) {
         return translate(e, `reading run ${runId}`);
@@ -368,13 +348,10 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
           await tx.done.catch(() => {});
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
           checkOwned(runId, run.custody);
-          remember(run);
           return null;
         }
-        const next: RunRecord = { ...run, tokens: lease.token, lease };
-        void tx.store.put(next);
+        void tx.store.put({ ...run, tokens: lease.token, lease });
         await tx.done;
-        remember(next);
         return lease;
       } catch (e) {
         return translate(e, `taking the lease of run ${runId}`);
@@ -392,10 +369,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
           await tx.done.catch(() => {});
           return null;
         }
-        const next: RunRecord = { ...run, lease: renewed };
-        void tx.store.put(next);
+        void tx.store.put({ ...run, lease: renewed });
         await tx.done;
-        remember(next);
         return renewed;
       } catch (e) {
         return translate(e, `renewing the lease of run ${lease.runId}`);
@@ -405,14 +380,15 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async releaseLease(lease: Lease): Promise<void> {
       const d = await db();
       try {
-        const tx = d.transaction("runs", "readwrite", { durability });
-        const run = await tx.store.get(lease.runId);
+        // The run's record is made exact again from its journal's tail: with
+        // no lease in it, listing trusts it.
+        const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
+        const [run, tail] = await Promise.all([tx.objectStore("runs").get(lease.runId), tailOf(tx, lease.runId)]);
         if (run !== undefined && leaseRelease(run.lease, lease)) {
-          const { lease: _gone, ...next } = run;
-          void tx.store.put(next);
-          await tx.done;
-          remember(next);
-        } else await tx.done;
+          const { lease: _gone, ...rest } = run;
+          void tx.objectStore("runs").put(tail === undefined ? rest : { ...rest, status: tail.status, seq: tail.seq, updatedAt: tail.at });
+        }
+        await tx.done;
       } catch (e) {
         translate(e, `releasing the lease of run ${lease.runId}`);
       }
@@ -432,13 +408,18 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
       const d = await db();
       try {
+        const tx = d.transaction(["runs", "journal"], "readonly");
+        const runs = await tx.objectStore("runs").getAll();
+        // A run whose record keeps a lease may have appended since the
+        // record was written: its journal's tail says where it is.
+        const tails = await Promise.all(runs.map((r) => (r.lease === undefined ? undefined : tailOf(tx, r.runId))));
         const out: RunSummary[] = [];
-        let cursor = await d.transaction("runs").store.index("byUpdated").openCursor(null, "prev");
-        while (cursor !== null && (filter.limit === undefined || out.length < filter.limit)) {
-          if (filter.status === undefined || filter.status.includes(cursor.value.status)) out.push(summary(cursor.value));
-          cursor = await cursor.continue();
-        }
-        return out;
+        runs.forEach((r, k) => {
+          const s = summary(r, tails[k]);
+          if (filter.status === undefined || filter.status.includes(s.status)) out.push(s);
+        });
+        out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
+        return filter.limit === undefined ? out : out.slice(0, filter.limit);
       } catch (e) {
         return translate(e, "listing runs");
       }
@@ -470,6 +451,12 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     async putSnapshot(runId: RunId, snapshot: Snapshot): Promise<void> {
       const d = await db();
       try {
+        // Relaxed whatever the store's durability: a snapshot is a cache of
+        // the journal up to an event the journal already holds durably (the
+        // driver takes it after that append resolved), and the resume that
+        // reads it checks it against the journal (loadState). Lost to a power
+        // cut, the resume reads the journal from the previous snapshot (or
+        // the first event); it can never stand for events that were lost.
         // One round trip: the put is queued with the reads, and undone when
         // the run is unknown or a newer snapshot is already kept.
         const tx = d.transaction(["runs", "snapshots"], "readwrite", { durability: "relaxed" });
@@ -483,7 +470,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
           .catch(() => {});
         await checked;
         await tx.done.catch((e: unknown) => {
-          if ((e as { name?: unknown } | null)?.name !== "AbortError") throw e;
+          if (errorName(e) !== "AbortError") throw e;
         });
         if (missing) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
       } catch (e) {
@@ -495,8 +482,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       const d = await db();
       try {
         const tx = d.transaction(["runs", "snapshots"], "readonly");
-        if ((await tx.objectStore("runs").get(runId)) === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-        const row = await tx.objectStore("snapshots").get(runId);
+        const [run, row] = await Promise.all([tx.objectStore("runs").getKey(runId), tx.objectStore("snapshots").get(runId)]);
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
         if (row === undefined) return null;
         const { runId: _r, ...snapshot } = row;
         return snapshot;

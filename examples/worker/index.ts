@@ -6,9 +6,12 @@
  * runs themselves served as MCP at /mcp, behind the same tokens. With
  * OTEL_EXPORTER_OTLP_ENDPOINT set (and the collector's API key in
  * OTEL_EXPORTER_OTLP_HEADERS, a secret), each run object exports its run's
- * spans there (isoagent/otel).
+ * spans there (isoagent/otel). A task `{ "steps": n }` (1 to 1,000) is run
+ * by a scripted agent that lists the notes n times, then ends: the runs
+ * `npm run bench -- scale-do` starts by the thousand.
  */
 import { defineRunObject, RunIndex, workerApp, type WorkerEnv } from "../../adapters/durable-object/index.js";
+import { call, calls, final, scriptedAgent, type Agent, type JsonValue } from "../../src/index.js";
 import { mcpRunsServer } from "../../src/mcp/index.js";
 import { otlpEnv } from "../../src/otel/index.js";
 import { agentFor, modelFromEnv } from "../model.js";
@@ -32,10 +35,17 @@ export interface Env extends WorkerEnv, McpEnv, AppEnv {
   readonly OTEL_SERVICE_NAME?: string;
 }
 
+/** For a task `{ "steps": n }`: n read-only steps (list_files), then the end. */
+function stepsTaskAgent(task: JsonValue): Agent | undefined {
+  const n = typeof task === "object" && task !== null && !Array.isArray(task) ? task["steps"] : undefined;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 1000) return undefined;
+  return scriptedAgent((view) => (view.step <= n ? calls(call("list_files", { path: "notes" })) : final({ steps: n })));
+}
+
 export const RunObject = defineRunObject<Env>({
   agent: ({ env, task }) => {
     const model = modelFromEnv(env as unknown as Record<string, string | undefined>);
-    return mcpTaskAgent(task) ?? (model === undefined ? demoAgent() : agentFor(model));
+    return stepsTaskAgent(task) ?? mcpTaskAgent(task) ?? (model === undefined ? demoAgent() : agentFor(model));
   },
   tools: async ({ env, storage }) => [...demoTools(storage).tools, ...((await mcpToolSet(env, storage))?.tools ?? [])],
   reconcile: ({ env, storage }) => mcpReconcile(env, storage, demoTools(storage).reconcile),

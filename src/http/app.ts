@@ -28,6 +28,7 @@ import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE,
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
+import { createIdempotent, IDEMPOTENCY_KEY, idempotentRunId } from "./idempotency.js";
 import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, readBody, RECONCILE, STATUS, view } from "./wire.js";
 import { registerMoveRoutes } from "./move-routes.js";
 
@@ -91,14 +92,14 @@ const ownOrigin = (url: string): string => {
  * export default app // a Worker, or serve app.fetch from Node
  * ```
  */
-export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope } }> {
+export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope; caller: string } }> {
   const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const pollMs = options.pollMs ?? 300;
   const clock = options.clock ?? systemClock;
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const originOf = (c: Context): string => (options.origin ?? ownOrigin(c.req.url)).toLowerCase().replace(/\/$/, "");
-  const app = new Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope } }>();
+  const app = new Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope; caller: string } }>();
 
   app.onError((e, c) => {
     if (e instanceof HttpError) return c.json(errorBody(e.code, e.message), (STATUS[e.code] ?? 400) as 400);
@@ -118,8 +119,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   app.get("/health", (c) => c.json({ ok: true }));
 
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
-    app.use("/runs/*", cors({ origin: [...options.corsOrigins], allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID"], allowMethods: ["GET", "POST"] }));
-    app.use("/runs", cors({ origin: [...options.corsOrigins], allowHeaders: ["Authorization", "Content-Type"], allowMethods: ["GET", "POST"] }));
+    // One policy for /runs and everything under it ("/runs/*" matches /runs too).
+    app.use("/runs/*", cors({ origin: [...options.corsOrigins], allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Idempotency-Key"], exposeHeaders: ["Idempotent-Replayed"], allowMethods: ["GET", "POST"] }));
   }
 
   // ---- the console's pages and assets (no secrets in them) --------------------------
@@ -176,11 +177,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
       if (operator || run) {
         c.set("auth", "bearer");
         c.set("scope", operator ? "operator" : "run");
+        // Who asks, for binding an idempotency key: the token itself (only ever hashed).
+        c.set("caller", `bearer\n${bearer}`);
         return next();
       }
     } else if (await sessionOk(getCookie(c, SESSION_COOKIE), tokens, clock.now())) {
       c.set("auth", "session");
       c.set("scope", "operator");
+      c.set("caller", `session\n${getCookie(c, SESSION_COOKIE) ?? ""}`);
       if (UNSAFE_METHODS.has(c.req.method)) sameOriginOnly(c);
       return next();
     }
@@ -220,10 +224,23 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   app.post("/runs/:id/reconcile", operatorOnly);
 
   // ---- the runs API -----------------------------------------------------------
+  // With an Idempotency-Key, a retried create returns the run the first try
+  // made (see idempotency.ts): the key, bound to the caller's token or
+  // session, names the run; the same key with another task is 409.
   app.post("/runs", async (c) => {
     const b = await readBody(c, CREATE);
-    const runId = await backend.create(b["task"]!);
-    return c.json({ runId }, 201);
+    const key = c.req.header("idempotency-key");
+    if (key === undefined) return c.json({ runId: await backend.create(b["task"]!) }, 201);
+    if (!IDEMPOTENCY_KEY.test(key)) throw new HttpError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
+    const task = b["task"]!;
+    const made = await createIdempotent(
+      idempotentRunId(c.get("caller"), key),
+      task,
+      (runId) => backend.create(task, { runId }),
+      async (runId) => (await backend.state(runId)).task,
+    );
+    if (made.replayed) c.header("Idempotent-Replayed", "true");
+    return c.json({ runId: made.runId }, 201);
   });
 
   app.get("/runs", async (c) => c.json({ runs: await backend.list(listQuery(c)) }));

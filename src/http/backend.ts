@@ -18,8 +18,13 @@ export interface RunProblem {
 }
 
 export interface RunsBackend {
-  /** Creates a run and starts driving it. */
-  create(task: JsonValue): Promise<RunId>;
+  /**
+   * Creates a run and starts driving it. With `runId` (a run an idempotency
+   * key names), the run gets that id, and an id already taken is refused
+   * with RUN_EXISTS, atomically: of two creates of one id, exactly one
+   * creates it.
+   */
+  create(task: JsonValue, options?: { readonly runId?: RunId }): Promise<RunId>;
   list(filter: RunFilter): Promise<RunSummary[]>;
   /** The run's state; RUN_NOT_FOUND (404) for an unknown run, without creating anything for it. */
   state(runId: RunId): Promise<RunState>;
@@ -56,8 +61,8 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     );
   };
   return {
-    async create(task) {
-      const runId = await driver.create(task);
+    async create(task, opts) {
+      const runId = await driver.create(task, opts?.runId === undefined ? {} : { runId: opts.runId });
       drive(runId);
       return runId;
     },

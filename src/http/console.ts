@@ -3,8 +3,11 @@
  * by the HTTP app. It lists runs, follows a run's journal live (server-sent
  * events, resumed from the last event seen), shows a pending approval in full
  * (tool, arguments, side effect, resources, the preview the tool gives, the
- * request hash) with approve / deny, settles an interrupted side effect, and
- * cancels a run. Everything untrusted is written with textContent.
+ * request hash) with approve / deny, settles an interrupted side effect,
+ * cancels a run, and starts one: its create carries an Idempotency-Key, kept
+ * in the tab's sessionStorage until answered, so a retry (after a dropped
+ * connection, a 5xx, or a reload) returns the run the first try made.
+ * Everything untrusted is written with textContent.
  */
 
 export const CONSOLE_HTML = `<!doctype html>
@@ -19,7 +22,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <body>
 <header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span><button id="logout" class="neutral">Log out</button></header>
 <main>
-<nav><h2>Runs</h2><ul id="runs"></ul></nav>
+<nav><h2>Runs</h2><form id="new-run"><textarea id="new-task" rows="2" placeholder="Task: JSON, or plain text" required></textarea><button id="new-start">Start run</button><span id="new-status"></span></form><ul id="runs"></ul></nav>
 <section id="run" data-status="none">
 <div class="title"><h2 id="run-title">Pick a run</h2><button id="cancel" class="deny" hidden>Cancel run</button></div>
 <div id="summary"></div>
@@ -52,7 +55,8 @@ td pre{margin:0;white-space:pre-wrap;word-break:break-all}
 #summary{margin:8px 0;font-size:13px}#logout{margin-left:auto}
 .login{display:block;max-width:360px;margin:40px auto}.login form{background:#fff;border-radius:6px;padding:16px 20px;display:grid;gap:8px}
 .login input{font:inherit;padding:6px}#error{color:#b3261e;margin:0}.problem{color:#b3261e}
-#lease{margin:0 0 8px;font-size:13px;opacity:.8}`;
+#lease{margin:0 0 8px;font-size:13px;opacity:.8}
+#new-run{display:grid;gap:4px;margin:0 0 12px}#new-task{font:inherit;font-size:12px;padding:4px}#new-status{font-size:12px;opacity:.8}`;
 
 export const CONSOLE_JS = `// The isoagent operator console. Plain DOM; untrusted text goes through textContent.
 const $ = (id) => document.getElementById(id);
@@ -237,6 +241,48 @@ $("cancel").addEventListener("click", async () => {
   loadRun();
 });
 
+// Starting a run: one Idempotency-Key per run asked for, kept in sessionStorage
+// with its task until the server answers, so every retry (a dropped
+// connection, a 5xx, a reload mid-create) names the same run.
+const PENDING = "isoagent-console-pending-create";
+async function createRun(pending) {
+  sessionStorage.setItem(PENDING, JSON.stringify(pending));
+  $("new-status").textContent = "starting…";
+  for (let attempt = 1; ; attempt++) {
+    let res;
+    try {
+      res = await fetch("/runs", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", "idempotency-key": pending.key }, body: JSON.stringify({ task: pending.task }) });
+    } catch (e) {
+      res = null;
+    }
+    if (res && res.status === 401) { location.replace("/login"); return; }
+    if (res && (res.ok || res.status < 500) && res.status !== 429) {
+      sessionStorage.removeItem(PENDING);
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) { $("new-status").textContent = (body.error && body.error.message) || res.statusText; return; }
+      $("new-task").value = "";
+      selected = body.runId;
+      follow();
+      await loadRuns().catch(() => {});
+      $("new-status").textContent = res.headers.get("idempotent-replayed") ? "started (answered on a retry)" : "started";
+      return;
+    }
+    if (attempt >= 6) { $("new-status").textContent = "not started yet: the server did not answer; it is tried again on reload"; return; }
+    $("new-status").textContent = "retrying (" + attempt + ")…";
+    await new Promise((r) => setTimeout(r, Math.min(8000, 250 * 2 ** attempt)));
+  }
+}
+$("new-run").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("new-task").value.trim();
+  if (!text) return;
+  let task = text;
+  try { task = JSON.parse(text); } catch (e) { task = text; }
+  // (getRandomValues, not randomUUID: the latter needs a secure context.)
+  const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  createRun({ key, task });
+});
+
 $("logout").addEventListener("click", async () => {
   await fetch("/logout", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" } }).catch(() => {});
   location.replace("/login");
@@ -247,6 +293,8 @@ async function tick() {
 }
 await tick();
 follow();
+// A create this tab sent but never heard back from (a reload cut it short): sent again, with its key.
+try { const p = JSON.parse(sessionStorage.getItem(PENDING) || "null"); if (p && p.key) createRun(p); } catch (e) { sessionStorage.removeItem(PENDING); }
 setInterval(tick, 2000);
 document.body.dataset.ready = "yes";
 `;

@@ -21,6 +21,7 @@ export const STATUS: Record<string, number> = {
   INVALID_QUERY: 400,
   DRIVER_INVALID: 400,
   ANSWER_REQUIRED: 400,
+  IDEMPOTENCY_KEY_INVALID: 400,
   UNAUTHORIZED: 401,
   CSRF_REFUSED: 403,
   OPERATOR_SCOPE_REQUIRED: 403,
@@ -34,6 +35,7 @@ export const STATUS: Record<string, number> = {
   TOOL_SHAPE_CHANGED: 409,
   RUN_NOT_ACTIVE: 409,
   RUN_EXISTS: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
   // A copy of a run owned elsewhere takes no write (isoagent/move).
   RUN_MOVED: 409,
   RUN_IN_TRANSIT: 409,

@@ -1,7 +1,7 @@
 import { deleteDB, openDB } from "idb";
 import { afterEach, describe, expect, it } from "vitest";
 import { idbStore } from "../../adapters/idb/index.js";
-import { UPGRADES, type IsoagentDBv2 } from "../../adapters/idb/schema.js";
+import { UPGRADES, type IsoagentDBAny } from "../../adapters/idb/schema.js";
 import { call, calls, createDriver, defineTool, final, isIsoagentError, manualClock, scriptedAgent, sequentialIds, strictObject, string, verifyChain, type Tool } from "../../src/index.js";
 
 let n = 0;
@@ -90,7 +90,7 @@ describe("IndexedDB failures: typed errors, nothing half-written, the driver sto
 
   it("an upgrade blocked by a tab holding an older version open", async () => {
     const name = fresh();
-    const old = await openDB<IsoagentDBv2>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
+    const old = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
     // This "tab" ignores versionchange, as an old page would.
     const store = idbStore({ name, clock: manualClock() });
     await expect(store.listRuns()).rejects.toSatisfy((e: unknown) => isIsoagentError(e, "STORE_BLOCKED"));

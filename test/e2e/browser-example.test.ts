@@ -149,3 +149,31 @@ describe.skipIf(!present)("examples/browser: a run another tab holds", () => {
     await site.close();
   });
 });
+
+describe.skipIf(!present)("examples/browser: starting a run, retried", () => {
+  it("starts a run once when the start is tried again with its idempotency key (a reload before the tab heard of it), and a new click makes a new run", async () => {
+    const site = await serveStatic(built);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    // Every load finds the same start pending, as a tab would that reloaded after the create committed but before clearing it.
+    await page.addInitScript(() => sessionStorage.setItem("isoagent-example-pending-start", JSON.stringify({ key: "start-once", task: "summarise my notes" })));
+    const db = `idem-${Date.now()}`;
+    const runIds = () => page.locator("#runs li").evaluateAll((items) => items.map((i) => i.getAttribute("data-run")));
+    for (let load = 0; load < 2; load++) {
+      await page.goto(`${site.url}?writeDelayMs=0&sw=off&db=${db}&workspace=${db}-ws`);
+      await ready(page);
+      await page.waitForSelector("#runs li");
+      await page.waitForFunction(() => sessionStorage.getItem("isoagent-example-pending-start") === null);
+      expect(await runIds()).toHaveLength(1);
+    }
+    const [first] = await runIds();
+    await page.click("#start");
+    await page.waitForFunction(() => document.querySelectorAll("#runs li").length === 2);
+    expect(await runIds()).toContain(first);
+    expect(errors).toEqual([]);
+    await context.close();
+    await site.close();
+  });
+});

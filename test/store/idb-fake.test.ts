@@ -2,8 +2,8 @@ import "fake-indexeddb/auto";
 import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
 import { idbStore } from "../../adapters/idb/index.js";
-import { DB_VERSION, UPGRADES, type IsoagentDB, type IsoagentDBv2 } from "../../adapters/idb/schema.js";
-import { manualClock, seal, type JournalEvent, type RunCreated, type RunId } from "../../src/index.js";
+import { DB_VERSION, upgrade, UPGRADES, type IsoagentDB, type IsoagentDBAny } from "../../adapters/idb/schema.js";
+import { call, calls, createDriver, defineTool, final, manualClock, memoryStore, scriptedAgent, seal, sequentialIds, strictObject, verifyChain, type JournalEvent, type RunCreated, type RunId, type Tool } from "../../src/index.js";
 import { runStoreConformance } from "../../src/testkit/index.js";
 
 let db = 0;
@@ -25,7 +25,7 @@ describe("the database's upgrade path", () => {
     const name = `upgrade-${++db}`;
     const first = seal({ v: 1, at: 5, type: "run.created", runId: "old_run" as RunId, task: "from v1", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
     // A database as version 1 of this code wrote it.
-    const v1 = await openDB<IsoagentDBv2>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
+    const v1 = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
     await v1.put("runs", { runId: "old_run" as RunId, status: "running", createdAt: 5, updatedAt: 5, seq: 1, head: first.hash, tokens: 3 });
     await v1.put("events", { runId: "old_run", seq: 1, event: first });
     expect([...v1.objectStoreNames].sort()).toEqual(["artifacts", "events", "leases", "runs", "snapshots"]);
@@ -39,7 +39,8 @@ describe("the database's upgrade path", () => {
     store.close();
     const reopened = await openDB<IsoagentDB>(name);
     expect(reopened.version).toBe(DB_VERSION);
-    expect([...reopened.transaction("runs").store.indexNames]).toEqual(["byUpdated"]);
+    // v4 dropped the index of v2: listing sorts what it reads.
+    expect([...reopened.transaction("runs").store.indexNames]).toEqual([]);
     reopened.close();
   });
 
@@ -48,7 +49,7 @@ describe("the database's upgrade path", () => {
     const runId = "v2_run" as RunId;
     const first = seal({ v: 1, at: 5, type: "run.created", runId, task: "from v2", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
     const note = seal({ v: 1, at: 6, type: "run.cancelled", reason: "by v2" } as never, 2, first.hash);
-    const v2 = await openDB<IsoagentDBv2>(name, 2, { upgrade: (d, _o, _n, tx) => [1, 2].forEach((v) => UPGRADES[v]!(d, tx)) });
+    const v2 = await openDB<IsoagentDBAny>(name, 2, { upgrade: (d, _o, _n, tx) => [1, 2].forEach((v) => UPGRADES[v]!(d, tx)) });
     await v2.put("runs", { runId, status: "cancelled", createdAt: 5, updatedAt: 6, seq: 2, head: note.hash, tokens: 7 });
     await v2.put("events", { runId, seq: 1, event: first });
     await v2.put("events", { runId, seq: 2, event: note });
@@ -64,9 +65,140 @@ describe("the database's upgrade path", () => {
     expect(await store.lease(runId)).toEqual({ holder: "old tab", expiresAt: Number.MAX_SAFE_INTEGER });
     store.close();
     const reopened = await openDB<IsoagentDB>(name);
-    expect([...reopened.objectStoreNames].sort()).toEqual(["artifacts", "events", "runs", "snapshots"]);
+    expect([...reopened.objectStoreNames].sort()).toEqual(["artifacts", "journal", "runs", "snapshots"]);
     expect((await reopened.get("runs", runId))!.lease).toEqual({ runId, owner: "old tab", token: 7, expiresAt: Number.MAX_SAFE_INTEGER });
     reopened.close();
+  });
+});
+
+describe("the v4 encoding and the upgrade from v3", () => {
+  /** A real run's journal (a driver on the memory store: decisions, permissions, starts, outcomes, a completion). */
+  async function journalOfARun(): Promise<JournalEvent[]> {
+    const touch = defineTool({ name: "touch", description: "Touch.", inputSchema: strictObject({}), sideEffect: "local_mutation", permission: "allow", timeoutMs: 1000, call: () => ({ touched: true }) }) as Tool<never, unknown>;
+    const store = memoryStore({ clock: manualClock() });
+    const driver = createDriver({ store, clock: manualClock(), ids: sequentialIds(), agent: scriptedAgent([calls(call("touch")), calls(call("touch")), final("done")]), tools: [touch] });
+    const outcome = await driver.start("upgrade me");
+    return store.read(outcome.runId);
+  }
+
+  it("opens a version 3 database: every record, v1's single events and v3's batches, reads back exactly; the lease still fences; a copy keeps its custody; appends go on", async () => {
+    const events = await journalOfARun();
+    const runId = events[0]!.type === "run.created" ? (events[0] as RunCreated).runId : ("" as RunId);
+    const last = events[events.length - 1]!;
+    const name = `upgrade-${++db}`;
+    // A database as version 3 wrote it, once upgraded from v1: the first two
+    // events one per record (as v1 wrote them), the rest in batches of three.
+    const v3 = await openDB<IsoagentDBAny>(name, 3, { upgrade: (d, o, n, tx) => upgrade(d as never, o, n ?? 3, tx as never) });
+    await v3.put("events", { runId, seq: 1, event: events[0]! });
+    await v3.put("events", { runId, seq: 2, event: events[1]! });
+    for (let k = 2; k < events.length; k += 3) await v3.put("events", { runId, seq: k + 1, events: events.slice(k, k + 3) });
+    const lease = { runId, owner: "old tab", token: 4, expiresAt: Number.MAX_SAFE_INTEGER };
+    await v3.put("runs", { runId, status: "completed", createdAt: events[0]!.at, updatedAt: last.at, seq: last.seq, head: last.hash, tokens: 4, lease });
+    // A second run, with no lease: listed from its record.
+    const other = seal({ v: 1, at: 1, type: "run.created", runId: "other" as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    await v3.put("events", { runId: "other", seq: 1, events: [other] });
+    await v3.put("runs", { runId: "other" as RunId, status: "running", createdAt: 1, updatedAt: 1, seq: 1, head: other.hash, tokens: 0 });
+    // A third, a mirror of a run owned elsewhere (custody: v3's optional field, isoagent/move).
+    const copy = seal({ v: 1, at: 0, type: "run.created", runId: "copy" as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const custody = { role: "mirror", received: 5 } as const;
+    await v3.put("events", { runId: "copy", seq: 1, events: [copy] });
+    await v3.put("runs", { runId: "copy" as RunId, status: "running", createdAt: 0, updatedAt: 0, seq: 1, head: copy.hash, tokens: 0, custody } as never);
+    v3.close();
+
+    const clock = manualClock();
+    const store = idbStore({ name, clock });
+    const read = await store.read(runId);
+    expect(read.map((e) => JSON.stringify(e))).toEqual(events.map((e) => JSON.stringify(e)));
+    verifyChain(read);
+    // From inside a batch, and from its first event.
+    expect((await store.read(runId, 4)).map((e) => e.seq)).toEqual(events.slice(3).map((e) => e.seq));
+    expect((await store.read(runId, 6)).map((e) => e.hash)).toEqual(events.slice(5).map((e) => e.hash));
+    expect(await store.listRuns()).toEqual([
+      { runId, status: "completed", createdAt: events[0]!.at, updatedAt: last.at, seq: last.seq, lease: { holder: "old tab", expiresAt: Number.MAX_SAFE_INTEGER } },
+      { runId: "other", status: "running", createdAt: 1, updatedAt: 1, seq: 1, lease: null },
+      { runId: "copy", status: "running", createdAt: 0, updatedAt: 0, seq: 1, lease: null, custody },
+    ]);
+    // The copy keeps its custody through the upgrade: still nobody's to drive here.
+    expect(await store.custody!("copy" as RunId)).toEqual(custody);
+    await expect(store.acquireLease("copy" as RunId, "me", 1000)).rejects.toMatchObject({ code: "RUN_MIRROR" });
+    expect(await store.acquireLease(runId, "new tab", 1000)).toBeNull();
+    // The other run goes on: an append after the copied record.
+    const l = (await store.acquireLease("other" as RunId, "me", 1000))!;
+    expect(l.token).toBe(1);
+    const next = seal({ v: 2, at: 9, type: "run.resumed", owner: "me", token: 1 } as never, 2, other.hash);
+    expect(await store.append("other" as RunId, [next], { expectedSeq: 1, lease: l }, "running")).toEqual({ seq: 2, hash: next.hash });
+    expect((await store.read("other" as RunId)).map((e) => e.hash)).toEqual([other.hash, next.hash]);
+    store.close();
+
+    const reopened = await openDB<IsoagentDB>(name);
+    expect(reopened.version).toBe(DB_VERSION);
+    expect([...reopened.objectStoreNames].sort()).toEqual(["artifacts", "journal", "runs", "snapshots"]);
+    expect(await reopened.get("runs", runId)).toEqual({ runId, status: "completed", createdAt: events[0]!.at, updatedAt: last.at, seq: last.seq, tokens: 4, lease });
+    reopened.close();
+  });
+
+  it("an append writes one journal record of the events without seq and prev, and leaves the run's record alone while the lease is held", async () => {
+    const events = await journalOfARun();
+    const name = `lean-${++db}`;
+    const clock = manualClock();
+    const store = idbStore({ name, clock });
+    const first = events[0] as RunCreated;
+    await store.createRun(first);
+    const l = (await store.acquireLease(first.runId, "me", 60_000))!;
+    const raw = await openDB<IsoagentDB>(name);
+    const before = await raw.get("runs", first.runId);
+    const batch = events.slice(1, 5);
+    await store.append(first.runId, batch, { expectedSeq: 1, lease: l }, "running");
+    const record = (await raw.get("journal", [first.runId, 2]))!;
+    expect(record.p).toBe(first.hash);
+    expect(record.h).toEqual(batch.map((e) => e.hash));
+    expect(record.s).toBe("running");
+    for (const [k, body] of record.e.entries()) {
+      expect(body).not.toHaveProperty("seq");
+      expect(body).not.toHaveProperty("prev");
+      expect(body).not.toHaveProperty("hash");
+      expect(body).toEqual(Object.fromEntries(Object.entries(batch[k]!).filter(([f]) => f !== "seq" && f !== "prev" && f !== "hash")));
+    }
+    expect(await raw.get("runs", first.runId)).toEqual(before);
+    // Listed from the journal's tail while the lease is kept; exact in the record once it is released.
+    expect((await store.listRuns())[0]).toMatchObject({ seq: 5, updatedAt: batch[3]!.at });
+    await store.releaseLease(l);
+    expect(await raw.get("runs", first.runId)).toMatchObject({ seq: 5, updatedAt: batch[3]!.at, status: "running" });
+    expect((await raw.get("runs", first.runId))!.lease).toBeUndefined();
+    raw.close();
+    store.close();
+  });
+
+  it("appends of several runs waiting for one commit share its transaction, each judged on its own run", async () => {
+    const name = `group-${++db}`;
+    const clock = manualClock();
+    const commits: number[] = [];
+    const store = idbStore({ name, clock, onAppendCommit: (n) => commits.push(n) });
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, async (_, k) => {
+        const first = seal({ v: 1, at: 1, type: "run.created", runId: `group_${k}` as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+        await store.createRun(first);
+        return { first, lease: (await store.acquireLease(first.runId, "me", k === 1 ? 1000 : 60_000))! };
+      }),
+    );
+    const resumed = (r: (typeof runs)[number]) => seal({ v: 2, at: 2, type: "run.resumed", owner: "me", token: r.lease.token } as never, 2, r.first.hash);
+    // Run 1's lease is taken over, and run 2's append follows another head:
+    // each is refused; the others land.
+    const other = idbStore({ name, clock });
+    clock.advance(2000);
+    await other.acquireLease(runs[1]!.first.runId, "other", 60_000);
+    const refused = seal({ v: 2, at: 2, type: "run.resumed", owner: "me", token: runs[2]!.lease.token } as never, 3, "0".repeat(64));
+    const results = await Promise.allSettled(
+      runs.map((r, k) => (k === 2 ? store.append(r.first.runId, [refused], { expectedSeq: 2, lease: r.lease }, "running") : store.append(r.first.runId, [resumed(r)], { expectedSeq: 1, lease: r.lease }, "running"))),
+    );
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "LEASE_NOT_HELD" });
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: "JOURNAL_CONFLICT", actualSeq: 1 });
+    for (const [k, r] of runs.entries()) expect((await store.read(r.first.runId)).length).toBe(k === 1 || k === 2 ? 1 : 2);
+    // Five appends went on trust in the same turn: one transaction.
+    expect(commits).toContain(5);
+    store.close();
+    other.close();
   });
 });
 

@@ -14,7 +14,7 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true } },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true }, SQL_PROBE_V2: { className: "SqlProbeV2", useSQLite: true } },
     bindings: { ISOAGENT_TOKEN: TOKEN },
   });
 });
@@ -44,6 +44,24 @@ describe("a run object's storage written by version 1 of the store", () => {
     expect(r.after.summary).toEqual({ runId: "v1_run", status: "failed", createdAt: 5, updatedAt: 7, seq: 3, indexedSeq: 0 });
     expect(r.after.seqs).toEqual([2, 3]);
     expect(r.after.rows).toBe(3);
+  });
+});
+
+describe("a run object's storage written by version 2 of the store", () => {
+  it("opens at v3: its rows of whole events read back exactly; an append after the upgrade is one lean row (no seq or prev in its events) that reads back exactly, from its start or its middle", async () => {
+    const r = (await (await mf.dispatchFetch("http://localhost/test/sql-from-v2")).json()) as any;
+    expect(r.version).toBe(3);
+    expect(r.before.summary).toEqual({ runId: "v2_run", status: "running", createdAt: 5, updatedAt: 7, seq: 3, indexedSeq: 0 });
+    expect(r.before.events).toEqual(r.expected.events);
+    expect(r.before.task).toEqual({ from: "v2" });
+    expect(r.head).toEqual({ seq: 5, hash: r.expected.hashes[1] });
+    expect(r.after.summary).toEqual({ runId: "v2_run", status: "running", createdAt: 5, updatedAt: 8, seq: 5, indexedSeq: 0 });
+    expect(r.after.events).toEqual([...r.expected.events, ...r.expected.appended]);
+    expect(r.after.fromMiddle).toEqual([5]);
+    expect(r.after.fromOld).toEqual([3, 4, 5]);
+    expect(r.row.p).toBe(r.expected.prev);
+    expect(r.row.h).toEqual(r.expected.hashes);
+    for (const e of r.row.e) for (const f of ["seq", "prev", "hash"]) expect(e).not.toHaveProperty(f);
   });
 });
 
@@ -177,6 +195,26 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids[0]).toBe(3);
     expect(text).toContain("event: end");
+  });
+
+  it("with an Idempotency-Key: concurrent and retried creates return the one run its object made, listed once; the key with another task is 409 IDEMPOTENCY_KEY_REUSED", async () => {
+    const key = `do-${crypto.randomUUID()}`;
+    const create = (task: unknown) => api("/runs", { method: "POST", headers: { "idempotency-key": key }, body: JSON.stringify({ task }) });
+    const raced = await Promise.all(Array.from({ length: 4 }, () => create("plain_read_only")));
+    expect(raced.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    const runId = raced[0]!.body.runId as string;
+    expect(new Set(raced.map((r) => r.body.runId))).toEqual(new Set([runId]));
+    await until(`run ${runId} to complete`, async () => (await api(`/runs/${runId}`)).body.run.status === "completed");
+    const retried = await create("plain_read_only");
+    expect(retried).toEqual({ status: 201, body: { runId } });
+    const reused = await create("plain_local_mutation");
+    expect(reused.status).toBe(409);
+    expect(reused.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    // One run: its events are one run.created, and the index lists it once.
+    const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
+    expect(events.filter((e) => e.type === "run.created").length).toBe(1);
+    await until(`the index to list run ${runId}`, async () => ((await api("/runs?limit=500")).body.runs as { runId: string }[]).some((r) => r.runId === runId));
+    expect(((await api("/runs?limit=500")).body.runs as { runId: string }[]).filter((r) => r.runId === runId).length).toBe(1);
   });
 
   it("refuses malformed, oversized and repeated-key bodies", async () => {

@@ -56,6 +56,16 @@ describe("examples/worker (wrangler.toml's main) in workerd", () => {
     expect(reads.at(-1)).toBe([`notes/summary.md (${lines.length} lines)`, ...lines.map((l, k) => `${String(k + 1).padStart(6)}\t${l}`)].join("\n"));
   });
 
+  it("runs a task { steps: n } (the scale bench's) as n read-only steps, then ends, asking nothing", async () => {
+    const { runId } = await api("/runs", { task: { steps: 3 } });
+    const done = await until(runId, (r) => r.status === "completed");
+    expect(done.output).toEqual({ steps: 3 });
+    const events = (await api(`/runs/${runId}/events`)).events as { type: string; decision?: { calls?: { name: string }[] } }[];
+    expect(events.filter((e) => e.type === "call.finished")).toHaveLength(3);
+    expect(events.flatMap((e) => e.decision?.calls?.map((c) => c.name) ?? [])).toEqual(["list_files", "list_files", "list_files"]);
+    expect(events.some((e) => e.type === "approval.requested")).toBe(false);
+  });
+
   it("exports each run's spans to the collector its env names, with the API key, under the trace id the API shows", async () => {
     const { runId } = await api("/runs", { task: "summarise notes/todo.md into notes/summary.md" });
     const waiting = await until(runId, (r) => r.status === "waiting");

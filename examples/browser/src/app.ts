@@ -15,7 +15,8 @@
  * the page comes back (completed after its seal, rolled back before it).
  */
 import { idbCursor, idbStore } from "../../../adapters/idb/index.js";
-import { createDriver, isIsoagentError, type ApprovalState, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
+import { createDriver, isIsoagentError, type ApprovalState, type JournalEvent, type JsonValue, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
+import { createIdempotent, idempotentRunId } from "../../../src/http/idempotency.js";
 import { httpPlace, localPlace, mirrorRuns, moveRun, settleMove, toolShapes, type Mirror, type MirrorState, type MovePoint } from "../../../src/move/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
@@ -372,14 +373,50 @@ $("continue").addEventListener("click", () => {
   if (runId !== undefined) void continueInCloud(runId);
 });
 
-$("start").addEventListener("click", () => {
-  void (async () => {
-    const runId = await driver.create(DEMO_TASK);
-    selected = runId;
-    await refresh();
-    await drive(runId);
-  })();
-});
+
+/**
+ * Starting a run, safely retried: the click makes an idempotency key, kept
+ * in sessionStorage with the task until the run is made, and the run's id is
+ * derived from it (idempotentRunId). A retry of that start (a failed
+ * transaction tried again, or a reload between the create's commit and this
+ * tab hearing of it) names the same run, so it is found, not made twice.
+ */
+const PENDING_START = "isoagent-example-pending-start";
+async function startRun(pending: { key: string; task: JsonValue }): Promise<void> {
+  sessionStorage.setItem(PENDING_START, JSON.stringify(pending));
+  const runId = idempotentRunId(`isoagent-example:${dbName}`, pending.key);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await createIdempotent(runId, pending.task, (id) => driver.create(pending.task, { runId: id }), async (id) => (await driver.state(id)).task);
+      break;
+    } catch (e) {
+      // A transient store failure is tried again with the same key; anything else is shown.
+      if (attempt >= 5 || !isIsoagentError(e, "STORE_UNAVAILABLE")) {
+        sessionStorage.removeItem(PENDING_START);
+        $("status").textContent = `could not start the run: ${e instanceof Error ? e.message : String(e)}`;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+  sessionStorage.removeItem(PENDING_START);
+  selected = runId;
+  await refresh();
+  await drive(runId);
+}
+
+$("start").addEventListener("click", () => void startRun({ key: crypto.randomUUID(), task: DEMO_TASK }));
+
+// A start this tab made but never saw through (a reload cut it short): tried again, with its key.
+const pendingStart = ((): { key: string; task: JsonValue } | undefined => {
+  try {
+    const p = JSON.parse(sessionStorage.getItem(PENDING_START) ?? "null") as { key?: unknown; task?: JsonValue } | null;
+    return p !== null && typeof p.key === "string" && p.task !== undefined ? { key: p.key, task: p.task } : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+if (pendingStart !== undefined) void startRun(pendingStart);
 
 $("model-form").addEventListener("submit", (e) => {
   e.preventDefault();

@@ -52,7 +52,7 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
 
-type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe> };
+type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe>; readonly SQL_PROBE_V2: DurableObjectNamespace<SqlProbeV2> };
 
 /** A workspace in an object's SQLite storage, reached over RPC by the workspace tool cases running in Node. */
 export class WorkspaceObject extends DurableObject {
@@ -98,6 +98,45 @@ export class SqlProbe extends DurableObject {
       head,
       after: { summary: reopened.summary(), seqs: reopened.read(runId, 2).map((e) => e.seq), rows: sql.exec<{ n: number }>("SELECT count(*) AS n FROM events").one().n },
       expected: { hashes: [first.hash, second.hash], third: third.hash },
+    };
+  }
+}
+
+/**
+ * An object whose storage is written as version 2 of the run store wrote it
+ * (one row per append, each a JSON array of whole events, with the status
+ * after it), then opened by today's RunSql (v3, lean rows).
+ */
+export class SqlProbeV2 extends DurableObject {
+  fromV2() {
+    const sql = this.ctx.storage.sql;
+    const runId = "v2_run" as RunId;
+    const first = seal({ v: 2, at: 5, type: "run.created", runId, task: { from: "v2" }, tools: [], limits: { maxSteps: 9, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const resumed = seal({ v: 2, at: 6, type: "run.resumed", owner: "o", token: 1 } as never, 2, first.hash);
+    const decided = seal({ v: 2, at: 7, type: "step.decided", step: 1, decision: { kind: "calls", calls: [{ callId: "s1c1", name: "note", args: "{}" }] } } as never, 3, resumed.hash);
+    sql.exec("CREATE TABLE schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)");
+    sql.exec("INSERT INTO schema_version (id, version) VALUES (1, 2)");
+    sql.exec("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    sql.exec("CREATE TABLE events (seq INTEGER PRIMARY KEY, body TEXT NOT NULL, status TEXT)");
+    sql.exec("INSERT INTO events (seq, body, status) VALUES (1, ?, 'running'), (2, ?, 'running')", JSON.stringify(first), JSON.stringify([resumed, decided]));
+    sql.exec("INSERT INTO meta (k, v) VALUES ('run', ?)", JSON.stringify({ runId, status: "running", createdAt: 5, updatedAt: 5, seq: 1, head: first.hash, tokens: 1 }));
+    const opened = new RunSql(this.ctx.storage, () => 100);
+    const version = sql.exec<{ version: number }>("SELECT version FROM schema_version").one().version;
+    const before = { summary: opened.summary(), events: opened.read(runId).map((e) => JSON.stringify(e)), task: opened.task() };
+    // An append after the upgrade is one lean row; a new incarnation reads its head from it, and every row back exactly.
+    const permission = seal({ v: 2, at: 8, type: "call.permission", step: 1, callId: "s1c1", permission: "allow", source: "spec", sideEffect: "read_only" } as never, 4, decided.hash);
+    const started = seal({ v: 2, at: 8, type: "call.started", step: 1, callId: "s1c1", attempt: 1, idempotencyKey: "v2_run:1:s1c1" } as never, 5, permission.hash);
+    const lease = opened.acquireLease(runId, "o", 60_000)!;
+    const head = opened.append(runId, [permission, started] as JournalEvent[], { expectedSeq: 3, lease }, "running");
+    const reopened = new RunSql(this.ctx.storage, () => 100);
+    const row = sql.exec<{ body: string }>("SELECT body FROM events WHERE seq = 4").one();
+    return {
+      version,
+      before,
+      head,
+      after: { summary: reopened.summary(), events: reopened.read(runId).map((e) => JSON.stringify(e)), fromMiddle: reopened.read(runId, 5).map((e) => e.seq), fromOld: reopened.read(runId, 3).map((e) => e.seq) },
+      row: JSON.parse(row.body) as unknown,
+      expected: { events: [first, resumed, decided].map((e) => JSON.stringify(e)), appended: [permission, started].map((e) => JSON.stringify(e)), hashes: [permission.hash, started.hash], prev: decided.hash },
     };
   }
 }
@@ -312,6 +351,9 @@ export default {
     }
     if (url.pathname === "/test/index/sweep") {
       return Response.json(await env.RUN_INDEX.getByName("index").sweep());
+    }
+    if (url.pathname === "/test/sql-from-v2") {
+      return Response.json(await (env.SQL_PROBE_V2.getByName(crypto.randomUUID()) as unknown as SqlProbeV2).fromV2());
     }
     if (url.pathname === "/test/sql-from-v1") {
       return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
