@@ -24,7 +24,7 @@ import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids
 import { pendingApprovals, TERMINAL_STATUSES } from "../journal/index.js";
 import { after } from "../web.js";
 import { journalSpans, otlpJson } from "../otel/index.js";
-import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenOk, UNSAFE_METHODS } from "./auth.js";
+import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenIndex, tokenOk, UNSAFE_METHODS } from "./auth.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
@@ -172,19 +172,22 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     const tokens = options.tokens();
     if (bearer !== undefined) {
       // Every list is compared in full (constant time per token), so the timing says nothing of which matched.
-      const operator = await tokenOk(bearer, tokens);
-      const run = await tokenOk(bearer, options.runTokens?.() ?? []);
-      if (operator || run) {
+      const operator = await tokenIndex(bearer, tokens);
+      const run = await tokenIndex(bearer, options.runTokens?.() ?? []);
+      if (operator >= 0 || run >= 0) {
         c.set("auth", "bearer");
-        c.set("scope", operator ? "operator" : "run");
-        // Who asks, for binding an idempotency key: the token itself (only ever hashed).
-        c.set("caller", `bearer\n${bearer}`);
+        c.set("scope", operator >= 0 ? "operator" : "run");
+        // Who asks, for binding an idempotency key: which configured token it
+        // holds, never the token itself (a run id derived from a secret would
+        // let anyone who can list runs and knows a key test guesses offline).
+        c.set("caller", operator >= 0 ? `bearer\noperator\n${operator}` : `bearer\nrun\n${run}`);
         return next();
       }
     } else if (await sessionOk(getCookie(c, SESSION_COOKIE), tokens, clock.now())) {
       c.set("auth", "session");
       c.set("scope", "operator");
-      c.set("caller", `session\n${getCookie(c, SESSION_COOKIE) ?? ""}`);
+      // Console sessions share one key space: a key retried after logging in again names the same run (the console's keys are random).
+      c.set("caller", "session");
       if (UNSAFE_METHODS.has(c.req.method)) sameOriginOnly(c);
       return next();
     }
@@ -225,8 +228,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
 
   // ---- the runs API -----------------------------------------------------------
   // With an Idempotency-Key, a retried create returns the run the first try
-  // made (see idempotency.ts): the key, bound to the caller's token or
-  // session, names the run; the same key with another task is 409.
+  // made (see idempotency.ts): the key, bound to which token the caller
+  // holds (or to console sessions), names the run; the same key with another task is 409.
   app.post("/runs", async (c) => {
     const b = await readBody(c, CREATE);
     const key = c.req.header("idempotency-key");

@@ -28,10 +28,15 @@ async function signature(token: string, payload: string): Promise<string> {
 
 /** Whether `given` is one of the tokens, compared in constant time (every token is compared, so the timing says nothing). */
 export async function tokenOk(given: string | undefined, tokens: readonly string[]): Promise<boolean> {
-  if (given === undefined || given === "") return false;
-  let ok = false;
-  for (const t of tokens) if (t !== "" && (await timingSafeEqual(given, t))) ok = true;
-  return ok;
+  return (await tokenIndex(given, tokens)) >= 0;
+}
+
+/** Which of `tokens` is `given` (its first place), or -1; every token is compared (constant time per token). */
+export async function tokenIndex(given: string | undefined, tokens: readonly string[]): Promise<number> {
+  if (given === undefined || given === "") return -1;
+  let found = -1;
+  for (let k = 0; k < tokens.length; k++) if (tokens[k] !== "" && (await timingSafeEqual(given, tokens[k]!)) && found < 0) found = k;
+  return found;
 }
 
 /** A new session cookie value for a token: `v1.<expiry ms>.<nonce>.<hmac>`. */

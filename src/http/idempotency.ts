@@ -1,8 +1,8 @@
 /**
  * Safe retries of a run's creation: an idempotency key names the run.
  *
- * The run's id is derived from the caller (its bearer token, or its console
- * session) and the key, so a retried create names the same run, and the
+ * The run's id is derived from the caller (which configured token it holds,
+ * never the token's value; or "a console session") and the key, so a retried create names the same run, and the
  * store's own atomic createRun decides a race: of two concurrent creates
  * with one key, one creates the run and the other finds it (RUN_EXISTS) and
  * returns it. There is no table of keys to keep consistent, to expire or to

@@ -1,7 +1,8 @@
 /**
  * POST /runs with an Idempotency-Key: a retried create returns the run the
  * first try made; the key with another task is refused with a typed error;
- * keys are the caller's own (its token, or its console session). On the
+ * keys are each token's own (console sessions share one key space), and
+ * the run's id never depends on a token's value. On the
  * in-memory store behind the driver backend here; on Durable Objects in
  * test/workerd/do.test.ts.
  */
@@ -30,7 +31,7 @@ describe("POST /runs with an Idempotency-Key", () => {
     expect(first.status).toBe(201);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     const { runId } = (await first.json()) as { runId: string };
-    expect(runId).toBe(idempotentRunId(`bearer\n${OPERATOR}`, "key-1"));
+    expect(runId).toBe(idempotentRunId("bearer\noperator\n0", "key-1"));
     expect(runId).toMatch(/^run_[0-9a-f]{40}$/);
     for (const task of [{ goal: "g", n: 1 }, { n: 1, goal: "g" }]) {
       const again = await create(task, "key-1");
@@ -111,6 +112,32 @@ describe("createIdempotent", () => {
     const runId = idempotentRunId("c", "k");
     const e = await createIdempotent(runId, "t", async () => "run_other" as RunId, async () => "t").catch((e: unknown) => e);
     expect(isIsoagentError(e, "DRIVER_INVALID")).toBe(true);
+  });
+
+  it("derives the run from which token the caller holds, never from its value: a run id tells nothing of a secret", async () => {
+    // Two deployments whose operator tokens differ: the same key names the same run.
+    const made = [];
+    for (const token of ["a-first-operator-token-0123456789", "a-second-operator-token-987654321"]) {
+      const store = memoryStore();
+      const driver = createDriver({ store, ids: sequentialIds(), agent: scriptedAgent([final("done")]), tools: [] });
+      const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [token] });
+      const res = await app.request("/runs", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "k-1" }, body: JSON.stringify({ task: "t" }) });
+      made.push(((await res.json()) as { runId: string }).runId);
+    }
+    expect(made[0]).toBe(made[1]);
+  });
+
+  it("names the same run for a key retried from a new console session (after logging in again)", async () => {
+    const { app } = setup();
+    const startBy = async () => {
+      const login = await app.request("/login", { method: "POST", headers: { origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ token: OPERATOR }) });
+      const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+      const res = await app.request("http://localhost/runs", { method: "POST", headers: { cookie, origin: "http://localhost", "content-type": "application/json", "idempotency-key": "console-key" }, body: JSON.stringify({ task: "t" }) });
+      return [res.headers.get("idempotent-replayed"), ((await res.json()) as { runId: string }).runId] as const;
+    };
+    const [first, second] = [await startBy(), await startBy()];
+    expect([first[0], second[0]]).toEqual([null, "true"]);
+    expect(second[1]).toBe(first[1]);
   });
 
   it("names a run per caller and key, and refuses an invalid key", () => {
