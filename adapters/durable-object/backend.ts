@@ -48,6 +48,10 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     async events(runId, fromSeq) {
       return unwire(await (await run(runId)).storeRead(runId, fromSeq));
     },
+    async stream(runId, fromSeq, { keepAliveMs }) {
+      // The run's object holds the stream, and pushes as it appends.
+      return unwire(await (await run(runId)).hostStream(runId, fromSeq, keepAliveMs));
+    },
     async approve(runId, approvalId, answer) {
       unwire(await (await run(runId)).hostApprove(runId, approvalId, answer));
     },

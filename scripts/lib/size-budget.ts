@@ -12,11 +12,12 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * Bytes, minified and gzipped: what issue 18 reached, rounded up to 100
  * bytes, with what the work merged beside it added (MCP's ToolContext
  * progress and putArtifact, the preview's permit, leases in the stores'
- * summaries and the busy outcome: +0.7 KB).
+ * summaries and the busy outcome: +0.7 KB), and issue 15's push
+ * (Driver.watch, told by every append and progress: +0.1 KB).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 45_000,
-  driver: 39_800,
+  index: 45_100,
+  driver: 39_900,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */

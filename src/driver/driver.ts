@@ -44,6 +44,19 @@ export interface Driver {
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
   /** What a streaming agent has said so far in the step this driver is deciding for the run (not journaled). */
   progress(runId: RunId): StepProgress | undefined;
+  /**
+   * Hears a run change through this driver: `"append"` once the store took
+   * events this driver wrote (its steps, an operator's answer), `"progress"`
+   * when what {@link Driver.progress} shows moved. A signal to read again,
+   * not the events; appends by another driver sharing the store are not
+   * heard. Returns the function that stops listening.
+   *
+   * @example
+   * ```ts
+   * const stop = driver.watch(runId, (what) => { if (what === "append") void show(runId) })
+   * ```
+   */
+  watch(runId: RunId, listener: (what: "append" | "progress") => void): () => void;
 }
 
 function positive(name: string, value: number | undefined, fallback: number, zero = ""): number {
@@ -106,6 +119,16 @@ export function createDriver(options: DriverOptions): Driver {
     throw new DriverError("DRIVER_INVALID", "policyVersion must be a non-empty string of at most 256 characters");
   }
   const context = checkContext(options.context);
+  const watchers = new Map<RunId, Set<(what: "append" | "progress") => void>>();
+  const notify = (runId: RunId, what: "append" | "progress"): void => {
+    for (const w of watchers.get(runId) ?? []) {
+      try {
+        w(what);
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  };
   const exposed = offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
   const ctx: DriverContext = {
     store: options.store ?? memoryStore({ clock }),
@@ -122,7 +145,11 @@ export function createDriver(options: DriverOptions): Driver {
     context,
     toolsTokens: Math.ceil(JSON.stringify(exposed).length / 4),
     faults: options.faults,
-    progress: new ProgressBoard(options.onProgress),
+    progress: new ProgressBoard((runId, step, p) => {
+      notify(runId, "progress");
+      options.onProgress?.(runId, step, p);
+    }),
+    notify,
     tools,
     exposed,
     exposedNames: offered.map((c) => c.name),
@@ -153,6 +180,7 @@ export function createDriver(options: DriverOptions): Driver {
       const runId = opts.runId ?? ids.runId();
       const first = seal({ v: 2, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
       await ctx.store.createRun(first);
+      notify(runId, "append");
       return runId;
   };
 
@@ -185,6 +213,14 @@ export function createDriver(options: DriverOptions): Driver {
     lease: (runId) => ctx.store.lease(runId),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
     progress: (runId) => ctx.progress.get(runId),
+    watch(runId, listener) {
+      const set = watchers.get(runId) ?? new Set();
+      watchers.set(runId, set.add(listener));
+      return () => {
+        // (The set is dropped with its last listener, so a run watched once costs nothing after.)
+        if (set.delete(listener) && set.size === 0) watchers.delete(runId);
+      };
+    },
   };
 }
 

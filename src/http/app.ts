@@ -17,12 +17,10 @@ import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
-import { streamSSE } from "hono/streaming";
 import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
-import { pendingApprovals, TERMINAL_STATUSES } from "../journal/index.js";
-import { after } from "../web.js";
+import { pendingApprovals } from "../journal/index.js";
 import { journalSpans, otlpJson } from "../otel/index.js";
 import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenOk, UNSAFE_METHODS } from "./auth.js";
 import type { RunsBackend } from "./backend.js";
@@ -61,8 +59,12 @@ export interface HttpAppOptions {
   readonly maxBodyBytes?: number;
   /** Origins allowed to call the API from a browser, with a bearer token. Default: none (CORS off). */
   readonly corsOrigins?: readonly string[];
-  /** How often a live event stream looks for new events. Default 300 ms. */
-  readonly pollMs?: number;
+  /**
+   * How often a live event stream with nothing to say sends a keep-alive
+   * ping (which keeps proxies from closing it). Events are pushed as they
+   * are appended, never polled for. Default 15,000 ms.
+   */
+  readonly keepAliveMs?: number;
   /** The app's public origin (`https://agents.example.com`), when a proxy in front changes the scheme or host the app sees. Default: the request's own. */
   readonly origin?: string;
   /** How long a console session lasts. Default 12 hours. */
@@ -70,8 +72,6 @@ export interface HttpAppOptions {
   /** The clock sessions expire by. Default: the system clock. */
   readonly clock?: Clock;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => void after(ms, r));
 
 /** The origin a request names itself by: scheme, host and port of its URL. */
 const ownOrigin = (url: string): string => {
@@ -91,7 +91,8 @@ const ownOrigin = (url: string): string => {
 export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope } }> {
   const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const pollMs = options.pollMs ?? 300;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0)) throw new TypeError(`keepAliveMs must be a number above 0, not ${String(keepAliveMs)}`);
   const clock = options.clock ?? systemClock;
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const originOf = (c: Context): string => (options.origin ?? ownOrigin(c.req.url)).toLowerCase().replace(/\/$/, "");
@@ -248,37 +249,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
       return c.json({ events: await backend.events(runId, from) });
     }
-    await backend.state(runId); // 404 before the stream starts
-    return streamSSE(c, async (stream) => {
-      let next = from;
-      let closed = false;
-      let shown = 0;
-      stream.onAbort(() => {
-        closed = true;
-      });
-      while (!closed) {
-        const events = await backend.events(runId, next);
-        for (const e of events) {
-          await stream.writeSSE({ id: String(e.seq), event: "journal", data: JSON.stringify(e) });
-          next = e.seq + 1;
-        }
-        if (events.length === 0) {
-          // What the agent streams while it decides: shown, never journaled.
-          const progress = await backend.progress?.(runId);
-          if (progress !== undefined && progress.version !== shown) {
-            shown = progress.version;
-            await stream.writeSSE({ event: "progress", data: JSON.stringify({ step: progress.step, text: progress.text, calls: progress.calls, ...(progress.tools !== undefined && progress.tools.length > 0 ? { tools: progress.tools } : {}) }) });
-          }
-          const state = await backend.state(runId);
-          if (TERMINAL_STATUSES.has(state.status) && state.seq < next) {
-            await stream.writeSSE({ event: "end", data: JSON.stringify({ status: state.status }) });
-            return;
-          }
-          await stream.writeSSE({ event: "ping", data: "" });
-          await sleep(pollMs);
-        }
-      }
-    });
+    // Pushed by whoever appends to the run (see stream.ts): 404 before the stream starts.
+    const body = await backend.stream(runId, from, { keepAliveMs });
+    return c.body(body as never, 200, { "content-type": "text/event-stream; charset=utf-8" });
   });
 
   app.post("/runs/:id/approvals/:approvalId", async (c) => {

@@ -7,3 +7,4 @@
 export { createHttpApp, type HttpAppOptions, type McpEndpoint, type Scope } from "./app.js";
 export { driverBackend, type RunProblem, type RunsBackend } from "./backend.js";
 export { DEFAULT_SESSION_TTL_MS, SESSION_COOKIE } from "./auth.js";
+export { journalStream, type EventStreamBody, type JournalFeed, type JournalStreamOptions } from "./stream.js";

@@ -4,6 +4,7 @@ import { SIDE_EFFECTS, type JournalEvent, type Store } from "../../src/index.js"
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { decode, encode, remoteStore as remoteStoreOf } from "../helpers/remote-store.js";
+import { sseReader } from "../helpers/sse.js";
 import { scaled, until } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import { workspaceToolCases } from "../toolkit/cases.js";
@@ -15,7 +16,8 @@ let mf: Miniflare;
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
     durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true } },
-    bindings: { ISOAGENT_TOKEN: TOKEN },
+    // Keep-alive pings every 50 ms: the push test counts reads across several of them.
+    bindings: { ISOAGENT_TOKEN: TOKEN, ISOAGENT_KEEPALIVE_MS: "50" },
   });
 });
 afterAll(async () => {
@@ -177,6 +179,44 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
     expect(ids[0]).toBe(3);
     expect(text).toContain("event: end");
+  });
+
+  it("pushes a run's journal from its object: every event in order, each once, no read while the run waits, and a stream that goes away is let go", async () => {
+    // Issue 15, finding 7: the object holds the stream and tells it when it appends.
+    const runId = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
+    const stats = async (): Promise<{ open: number; appends: number; reads: number }> => (await api(`/test/run/${runId}/streams`)).body.value;
+    const res = await mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream" } });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const s = sseReader(res.body as unknown as ReadableStream<Uint8Array>);
+    const typeOf = (m: { data: string }) => (JSON.parse(m.data) as { type: string }).type;
+    for (let k = 1; k <= 2; k++) {
+      await s.until((m) => m.filter((x) => x.event === "journal" && typeOf(x) === "approval.requested").length >= k);
+      // The run waits for its operator: pings go by, and the object reads nothing for the stream.
+      const before = await stats();
+      const pings = s.messages.filter((x) => x.event === "ping").length;
+      await s.until((m) => m.filter((x) => x.event === "ping").length >= pings + 3);
+      expect((await stats()).reads).toBe(before.reads);
+      const pending = (await api(`/runs/${runId}`)).body.run.approvals[0];
+      expect((await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash })).status).toBe(200);
+    }
+    const all = await s.until((m) => m.some((x) => x.event === "end"));
+    const events = (await api(`/runs/${runId}/events`)).body.events as { seq: number; hash: string }[];
+    const journal = all.filter((x) => x.event === "journal");
+    expect(journal.map((x) => x.id)).toEqual(events.map((e) => e.seq));
+    expect(journal.map((x) => (JSON.parse(x.data) as { hash: string }).hash)).toEqual(events.map((e) => e.hash));
+    expect(JSON.parse(all.at(-1)!.data)).toEqual({ status: "completed" });
+    const after = await stats();
+    expect(after.reads).toBeLessThanOrEqual(after.appends + 1);
+    expect(after.open).toBe(0);
+
+    // A reader that goes away: the object lets its stream go.
+    const other = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
+    const gone = await mf.dispatchFetch(`http://localhost/runs/${other}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream" } });
+    const g = sseReader(gone.body as unknown as ReadableStream<Uint8Array>);
+    await g.until((m) => m.some((x) => x.event === "journal"));
+    expect((await api(`/test/run/${other}/streams`)).body.value.open).toBe(1);
+    await g.cancel();
+    await until(`run ${other}'s object to let its stream go`, async () => (await api(`/test/run/${other}/streams`)).body.value.open === 0);
   });
 
   it("refuses malformed, oversized and repeated-key bodies", async () => {

@@ -322,6 +322,7 @@ export default {
       if (action === "world") return Response.json(await stub.testWorld(runId!));
       if (action === "hold" || action === "release") await stub.testHold(runId!, action === "release");
       if (action === "drop-alarm") await stub.testDropAlarm();
+      if (action === "streams") return Response.json(await stub.hostStreams());
       if (action === "host") {
         // The run is created before it is driven; a crash planned early may
         // reset the object before its reply leaves, which the caller sees.
