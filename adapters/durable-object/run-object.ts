@@ -18,6 +18,7 @@ import {
   createDriver,
   isIsoagentError,
   StoreError,
+  taskTitle,
   TERMINAL_STATUSES,
   type ApprovalAnswer,
   type ApprovalId,
@@ -229,7 +230,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       if (s === undefined || s.indexedSeq >= s.seq) return;
       if (!now) return this.arm(Date.now() + 1000);
       const { indexedSeq: _i, ...head } = s;
-      await this.env.RUN_INDEX.getByName("index").report(head);
+      await this.env.RUN_INDEX.getByName("index").report({ ...head, title: taskTitle(this.sql.task()) });
       this.sql.markIndexed(s.seq);
     }
 

@@ -18,9 +18,11 @@ import {
   leaseRelease,
   leaseRenew,
   leaseView,
+  listedAfter,
   sha256HexSync,
   StoreError,
   systemClock,
+  taskTitle,
   type AppendGuard,
   type ArtifactRef,
   type Clock,
@@ -209,7 +211,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     return { seq: next.seq, hash: next.head };
   };
 
-  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, lease: leaseView(r.lease) });
+  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === undefined ? {} : { title: r.title }), lease: leaseView(r.lease) });
 
   return {
     async createRun(first: RunCreated): Promise<void> {
@@ -223,7 +225,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
           await tx.done.catch(() => {});
           throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
         }
-        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 };
+        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0, title: taskTitle(first.task) };
         void runs.put(run);
         void tx.objectStore("events").put({ runId: first.runId, seq: 1, events: [first] });
         await tx.done;
@@ -359,11 +361,25 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       const d = await db();
       try {
         const out: RunSummary[] = [];
-        let cursor = await d.transaction("runs").store.index("byUpdated").openCursor(null, "prev");
-        while (cursor !== null && (filter.limit === undefined || out.length < filter.limit)) {
-          if (filter.status === undefined || filter.status.includes(cursor.value.status)) out.push(summary(cursor.value));
+        const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+        // Newest first; runs updated at the same moment by run id, which the
+        // index gives in reverse under "prev": each such group is gathered,
+        // then listed in order.
+        let group: RunRecord[] = [];
+        const list = (): void => {
+          for (const r of group.reverse()) {
+            if (out.length < limit && (filter.status === undefined || filter.status.includes(r.status)) && listedAfter(r, filter.before)) out.push(summary(r));
+          }
+          group = [];
+        };
+        const range = filter.before === undefined ? null : IDBKeyRange.upperBound(filter.before.updatedAt);
+        let cursor = await d.transaction("runs").store.index("byUpdated").openCursor(range, "prev");
+        while (cursor !== null && out.length < limit) {
+          if (group.length > 0 && group[0]!.updatedAt !== cursor.value.updatedAt) list();
+          group.push(cursor.value);
           cursor = await cursor.continue();
         }
+        list();
         return out;
       } catch (e) {
         return translate(e, "listing runs");

@@ -12,12 +12,13 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * Bytes, minified and gzipped: what issue 18 reached, rounded up to 100
  * bytes, with what the work merged beside it added (MCP's ToolContext
  * progress and putArtifact, the preview's permit, leases in the stores'
- * summaries and the busy outcome: +0.7 KB), and issue 15's push
- * (Driver.watch, told by every append and progress: +0.1 KB).
+ * summaries and the busy outcome: +0.7 KB), and issue 15's console
+ * (Driver.watch, told by every append and progress; run titles and the
+ * `before` cursor in the memory store; Driver.artifact: +0.3 KB).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 45_100,
-  driver: 39_900,
+  index: 45_300,
+  driver: 40_100,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */

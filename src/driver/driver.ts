@@ -1,7 +1,7 @@
 import { systemClock } from "../clock.js";
 import { randomIds, type ApprovalId, type RunId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json/index.js";
-import { seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
+import { journalNames, seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
 import { allowAll } from "../policy/index.js";
 import { memoryStore, type LeaseView, type RunFilter, type RunSummary } from "../store/index.js";
 import { compileTools, type Tool } from "../tools/index.js";
@@ -44,6 +44,12 @@ export interface Driver {
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
   /** What a streaming agent has said so far in the step this driver is deciding for the run (not journaled). */
   progress(runId: RunId): StepProgress | undefined;
+  /**
+   * An artifact's bytes, only when the run's journal names it (an output it
+   * kept, a compaction that elided one): the store's artifacts are shared
+   * by its runs, so one run's reader never gets another's. Null otherwise.
+   */
+  artifact(runId: RunId, sha256: string): Promise<Uint8Array | null>;
   /**
    * Hears a run change through this driver: `"append"` once the store took
    * events this driver wrote (its steps, an operator's answer), `"progress"`
@@ -213,6 +219,7 @@ export function createDriver(options: DriverOptions): Driver {
     lease: (runId) => ctx.store.lease(runId),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
     progress: (runId) => ctx.progress.get(runId),
+    artifact: async (runId, sha256) => (journalNames(await ctx.store.read(runId), sha256) ? ctx.store.getArtifact(sha256) : null),
     watch(runId, listener) {
       const set = watchers.get(runId) ?? new Set();
       watchers.set(runId, set.add(listener));

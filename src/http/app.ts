@@ -19,6 +19,7 @@ import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
 import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
+import { decodeUtf8Fatal } from "../web.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
 import { pendingApprovals } from "../journal/index.js";
 import { journalSpans, otlpJson } from "../otel/index.js";
@@ -26,7 +27,8 @@ import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE,
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
-import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, readBody, RECONCILE, STATUS, view } from "./wire.js";
+import { verifyJournal } from "./verify.js";
+import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, pageCursor, readBody, RECONCILE, STATUS, view } from "./wire.js";
 
 /** What a caller's token lets it do: "run" creates and reads runs; "operator" also answers approvals, reconciles and cancels. */
 export type Scope = "run" | "operator";
@@ -74,6 +76,15 @@ export interface HttpAppOptions {
 }
 
 /** The origin a request names itself by: scheme, host and port of its URL. */
+const isUtf8 = (bytes: Uint8Array): boolean => {
+  try {
+    decodeUtf8Fatal(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const ownOrigin = (url: string): string => {
   const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]+)/i.exec(url);
   return m === null ? "" : m[1]!.toLowerCase();
@@ -222,7 +233,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     return c.json({ runId }, 201);
   });
 
-  app.get("/runs", async (c) => c.json({ runs: await backend.list(listQuery(c)) }));
+  // A page: with ?limit=, one more is asked for, and `next` (the cursor of ?before=) says there is a page after.
+  app.get("/runs", async (c) => {
+    const q = listQuery(c);
+    const runs = await backend.list(q.limit === undefined ? q : { ...q, limit: q.limit + 1 });
+    if (q.limit === undefined || runs.length <= q.limit) return c.json({ runs });
+    const page = runs.slice(0, q.limit);
+    return c.json({ runs: page, next: pageCursor(page[q.limit - 1]!) });
+  });
 
   app.get("/runs/:id", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
@@ -235,6 +253,28 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     const runId = idParam(parseRunId, c.req.param("id"));
     await backend.state(runId); // 404 for an unknown run
     return c.json(otlpJson(journalSpans(await backend.events(runId, 1))));
+  });
+
+  // The whole hash chain, re-verified here from the first event: ok with the head, or the first seq where it breaks.
+  app.get("/runs/:id/verify", async (c) => {
+    const runId = idParam(parseRunId, c.req.param("id"));
+    return c.json(verifyJournal(await backend.events(runId, 1)));
+  });
+
+  // An artifact of the run (an output kept whole, an elided one), only when its journal names it.
+  app.get("/runs/:id/artifacts/:sha256", async (c) => {
+    const runId = idParam(parseRunId, c.req.param("id"));
+    const sha256 = c.req.param("sha256");
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new HttpError("INVALID_ID", `${JSON.stringify(sha256.slice(0, 80))} is not a SHA-256 in hex`);
+    const bytes = await backend.artifact(runId, sha256);
+    if (bytes === null) throw new HttpError("ARTIFACT_NOT_FOUND", `run ${runId}'s journal names no artifact ${sha256}`);
+    // Shown as text when it is UTF-8, else downloaded; never run as a page (a sandbox with nothing allowed).
+    const text = isUtf8(bytes);
+    return c.body(bytes as never, 200, {
+      "content-type": text ? "text/plain; charset=utf-8" : "application/octet-stream",
+      ...(text ? {} : { "content-disposition": `attachment; filename="${sha256}.bin"` }),
+      "content-security-policy": "default-src 'none'; sandbox",
+    });
   });
 
   app.get("/runs/:id/approvals", async (c) => {

@@ -33,6 +33,8 @@ export interface RunsBackend {
    * RUN_NOT_FOUND (404) for an unknown run, before anything is streamed.
    */
   stream(runId: RunId, fromSeq: number, options: { keepAliveMs: number }): Promise<EventStreamBody>;
+  /** An artifact's bytes, only when the run's journal names it (artifacts are shared between runs); null otherwise. */
+  artifact(runId: RunId, sha256: string): Promise<Uint8Array | null>;
   /** Answers an approval; the run is then driven on. */
   approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
   deny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
@@ -75,6 +77,7 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
       const { status } = await driver.state(runId);
       return journalStream({ read: (from) => driver.events(runId, from), progress: () => driver.progress(runId), watch: (l) => driver.watch(runId, l) }, { from: fromSeq, status, keepAliveMs });
     },
+    artifact: (runId, sha256) => driver.artifact(runId, sha256),
     approve: (runId, approvalId, answer) => answerThenDrive(() => driver.approve(runId, approvalId, answer), () => drive(runId)),
     deny: (runId, approvalId, answer) => answerThenDrive(() => driver.deny(runId, approvalId, answer), () => drive(runId)),
     settle: (runId, approvalId, answer) => answerThenDrive(() => driver.settle(runId, approvalId, answer), () => drive(runId)),

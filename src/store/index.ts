@@ -5,4 +5,4 @@
  */
 export * from "./port.js";
 export { memoryStore, type MemoryStoreOptions } from "./memory.js";
-export { checkBatch, checkFirst, checkLease, leaseAcquire, leaseHeld, leaseRelease, leaseRenew, leaseView } from "./checks.js";
+export { checkBatch, checkFirst, checkLease, leaseAcquire, leaseHeld, leaseRelease, leaseRenew, leaseView, listedAfter, taskTitle } from "./checks.js";

@@ -8,11 +8,12 @@ import { systemClock, type Clock } from "../clock.js";
 import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
-import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView } from "./checks.js";
+import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView, listedAfter, taskTitle } from "./checks.js";
 import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
 interface RunRecord {
   events: string[];
+  title: string;
   head: { seq: number; hash: string };
   status: RunStatus;
   createdAt: number;
@@ -55,6 +56,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       if (runs.has(first.runId)) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
       runs.set(first.runId, {
         events: [JSON.stringify(first)],
+        title: taskTitle(first.task),
         head: { seq: first.seq, hash: first.hash },
         status: "running",
         createdAt: first.at,
@@ -112,8 +114,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
       const out: RunSummary[] = [];
       for (const [runId, r] of runs) {
-        if (filter.status !== undefined && !filter.status.includes(r.status)) continue;
-        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, lease: leaseView(r.lease) });
+        if ((filter.status !== undefined && !filter.status.includes(r.status)) || !listedAfter({ updatedAt: r.updatedAt, runId }, filter.before)) continue;
+        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease) });
       }
       out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
       return filter.limit === undefined ? out : out.slice(0, filter.limit);

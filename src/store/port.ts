@@ -51,6 +51,8 @@ export interface RunHead {
   readonly updatedAt: number;
   /** The seq of the last event. */
   readonly seq: number;
+  /** The first line of the run's task ({@link taskTitle}), for lists; absent for runs a store listed before it kept one. */
+  readonly title?: string | undefined;
 }
 
 /** A run as listed: its head, and its lease as the store keeps it (null when none is held or it was released). */
@@ -72,6 +74,11 @@ export interface StoredRun extends RunHead {
 export interface RunFilter {
   readonly status?: readonly RunStatus[] | undefined;
   readonly limit?: number | undefined;
+  /**
+   * Only the runs listed after this one (the last of the previous page): a
+   * listing's order is the most recently updated first, then by run id.
+   */
+  readonly before?: { readonly updatedAt: number; readonly runId: RunId } | undefined;
 }
 
 /** A run's state at an event, so that resuming does not replay from the first event. */
@@ -117,7 +124,7 @@ export interface Store {
    * taken or it was released. RUN_NOT_FOUND for an unknown run.
    */
   lease(runId: RunId): Promise<LeaseView | null>;
-  /** Runs, most recently updated first, each with its lease. */
+  /** Runs, most recently updated first (then by run id), each with its lease and title. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   /** Stores bytes by their SHA-256 (idempotent). */
   putArtifact(bytes: Uint8Array): Promise<ArtifactRef>;

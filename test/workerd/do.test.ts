@@ -1,6 +1,6 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIDE_EFFECTS, type JournalEvent, type Store } from "../../src/index.js";
+import { seal, SIDE_EFFECTS, type JournalEvent, type RunCreated, type Store } from "../../src/index.js";
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { decode, encode, remoteStore as remoteStoreOf } from "../helpers/remote-store.js";
@@ -15,7 +15,7 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true } },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true }, INDEX_PROBE: { className: "IndexProbe", useSQLite: true } },
     // Keep-alive pings every 50 ms: the push test counts reads across several of them.
     bindings: { ISOAGENT_TOKEN: TOKEN, ISOAGENT_KEEPALIVE_MS: "50" },
   });
@@ -46,6 +46,14 @@ describe("a run object's storage written by version 1 of the store", () => {
     expect(r.after.summary).toEqual({ runId: "v1_run", status: "failed", createdAt: 5, updatedAt: 7, seq: 3, indexedSeq: 0 });
     expect(r.after.seqs).toEqual([2, 3]);
     expect(r.after.rows).toBe(3);
+  });
+});
+
+describe("an index made before runs had titles", () => {
+  it("gains the column when opened: old rows list without a title until their run reports one, which then stays", async () => {
+    const r = (await (await mf.dispatchFetch("http://localhost/test/index-from-before-titles")).json()) as any;
+    expect(r.before).toEqual([{ runId: "old_run", status: "waiting", createdAt: 1, updatedAt: 2, seq: 3 }]);
+    expect(r.after).toEqual([{ runId: "old_run", status: "completed", createdAt: 1, updatedAt: 4, seq: 5, title: "Summarise notes" }]);
   });
 });
 
@@ -217,6 +225,51 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     expect((await api(`/test/run/${other}/streams`)).body.value.open).toBe(1);
     await g.cancel();
     await until(`run ${other}'s object to let its stream go`, async () => (await api(`/test/run/${other}/streams`)).body.value.open === 0);
+  });
+
+  it("lists runs by page with their titles from the index, and refuses a malformed cursor", async () => {
+    // Issue 15, finding 5: the console's list pages through the index.
+    const made: string[] = [];
+    for (const task of ["ask read_only\nsecond line", "ask read_only again", "ask read_only third"]) made.push((await post("/runs", { task })).body.runId as string);
+    // Paged once the index holds each where it stays (a run updated between two pages moves to the first).
+    for (const runId of made) {
+      const run = await until(`run ${runId} to wait`, async () => ((r) => (r.status === "waiting" ? r : undefined))((await api(`/runs/${runId}`)).body.run));
+      await until(`the index to list run ${runId} at seq ${run.seq}`, async () => ((await api("/runs?status=waiting")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq);
+    }
+    const seen: { runId: string; title?: string }[] = [];
+    let path = "/runs?status=waiting,running&limit=2";
+    for (let k = 0; k < 100; k++) {
+      const page = (await api(path)).body as { runs: { runId: string; title?: string }[]; next?: string };
+      seen.push(...page.runs);
+      if (page.next === undefined) break;
+      path = `/runs?status=waiting,running&limit=2&before=${encodeURIComponent(page.next)}`;
+    }
+    expect(new Set(seen.map((r) => r.runId)).size).toBe(seen.length);
+    expect(Object.fromEntries(seen.filter((r) => made.includes(r.runId)).map((r) => [r.runId, r.title]))).toEqual({ [made[0]!]: "ask read_only", [made[1]!]: "ask read_only again", [made[2]!]: "ask read_only third" });
+    for (const q of ["before=x", "before=1:", "before=1:a%20b", "limit=0"]) {
+      const r = await api(`/runs?${q}`);
+      expect([q, r.status, r.body.error.code]).toEqual([q, 400, "INVALID_QUERY"]);
+    }
+  });
+
+  it("re-verifies a run's chain, and serves an artifact only through a run whose journal names it", async () => {
+    // A run written through the store (over RPC): one call whose output was cut, kept whole as an artifact.
+    const store = remoteStore();
+    const runId = "artifacts_via_store" as never;
+    const first = seal({ v: 2, at: 1, type: "run.created", runId, task: "artifacts", tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    await store.createRun(first);
+    const kept = await store.putArtifact(new TextEncoder().encode("the whole output"));
+    const elsewhere = await store.putArtifact(new TextEncoder().encode("another run's output"));
+    const lease = (await store.acquireLease(runId, "test", 60_000))!;
+    const finished = seal({ v: 2, at: 2, type: "call.finished", step: 1, callId: "s1c1", attempt: 1, observation: { type: "result", content: "the", truncated: { strategy: "head", totalBytes: 16, shownBytes: 3, artifact: kept.sha256 } } } as never, 2, first.hash);
+    await store.append(runId, [finished], { expectedSeq: 1, lease }, "running");
+    const ok = await mf.dispatchFetch(`http://localhost/runs/${runId}/artifacts/${kept.sha256}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await ok.text()).toBe("the whole output");
+    // The other artifact is in the same shared store, but this run's journal does not name it.
+    expect((await api(`/runs/${runId}/artifacts/${elsewhere.sha256}`)).body.error.code).toBe("ARTIFACT_NOT_FOUND");
+    expect((await api(`/runs/${runId}/verify`)).body).toEqual({ ok: true, events: 2, head: finished.hash });
   });
 
   it("refuses malformed, oversized and repeated-key bodies", async () => {

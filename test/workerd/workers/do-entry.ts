@@ -52,7 +52,7 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
 
-type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe> };
+type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe>; readonly INDEX_PROBE: DurableObjectNamespace<IndexProbe> };
 
 /** A workspace in an object's SQLite storage, reached over RPC by the workspace tool cases running in Node. */
 export class WorkspaceObject extends DurableObject {
@@ -99,6 +99,26 @@ export class SqlProbe extends DurableObject {
       after: { summary: reopened.summary(), seqs: reopened.read(runId, 2).map((e) => e.seq), rows: sql.exec<{ n: number }>("SELECT count(*) AS n FROM events").one().n },
       expected: { hashes: [first.hash, second.hash], third: third.hash },
     };
+  }
+}
+
+/**
+ * An index whose table was made before runs had titles: opened by today's
+ * RunIndex, which adds the column; old rows list without a title until
+ * their run reports one, and a title, once kept, stays.
+ */
+export class IndexProbe extends RunIndex {
+  constructor(ctx: DurableObjectState, env: Env) {
+    // The table as the index made it before titles, with a run in it; then today's RunIndex opens it.
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS runs (runId TEXT PRIMARY KEY, status TEXT NOT NULL, createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL, seq INTEGER NOT NULL)");
+    ctx.storage.sql.exec("INSERT OR IGNORE INTO runs VALUES ('old_run', 'waiting', 1, 2, 3)");
+    super(ctx, env);
+  }
+  async fromBeforeTitles() {
+    const before = this.list();
+    await this.report({ runId: "old_run" as RunId, status: "waiting", createdAt: 1, updatedAt: 3, seq: 4, title: "Summarise notes" });
+    await this.report({ runId: "old_run" as RunId, status: "completed", createdAt: 1, updatedAt: 4, seq: 5, title: "another" });
+    return { before, after: this.list() };
   }
 }
 
@@ -306,6 +326,9 @@ export default {
     }
     if (url.pathname === "/test/sql-from-v1") {
       return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
+    }
+    if (url.pathname === "/test/index-from-before-titles") {
+      return Response.json(await (env.INDEX_PROBE.getByName(crypto.randomUUID()) as unknown as IndexProbe).fromBeforeTitles());
     }
     if (url.pathname === "/test/codegen") {
       try {
