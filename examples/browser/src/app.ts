@@ -52,11 +52,12 @@ function line(e: JournalEvent): string {
     case "approval.requested":
       return `${e.request.kind === "call" ? "approval" : "interrupted side effect"}: ${e.request.tool}`;
     case "approval.resolved":
-      return `${e.decision} by ${e.by}`;
+      return `${e.decision} by ${e.by}${e.reason === undefined ? "" : `: ${e.reason}`}`;
     case "call.started":
       return `${e.callId} attempt ${e.attempt}`;
     case "call.finished":
-      return `${e.callId}: ${e.observation.type}${e.late === true ? " (late)" : ""}`;
+      // The tool's activity line ("List notes/"), as the console shows it.
+      return `${e.callId}: ${e.activity === undefined ? "" : `${e.activity} · `}${e.observation.type}${e.late === true ? " (late)" : ""}`;
     case "call.rejected":
       return `${e.callId}: ${e.observation.type}`;
     case "call.reconciled":
@@ -121,6 +122,8 @@ function renderApproval(runId: RunId, a: ApprovalState): HTMLElement {
     el("h3", {}, r.kind === "call" ? `${r.tool} asks for approval` : `${r.tool} was interrupted: did it take effect?`),
     el("dl", {}, el("dt", {}, "tool"), el("dd", { class: "tool" }, r.tool), el("dt", {}, "side effect"), el("dd", { class: "side-effect" }, r.sideEffect), el("dt", {}, "touches"), el("dd", { class: "resources" }, r.resources.map((x) => `${x.kind} ${x.value}`).join(", ") || "nothing declared"), el("dt", {}, "request"), el("dd", { class: "hash" }, `${a.requestHash.slice(0, 16)}…`)),
     el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)),
+    // What the call would change (a diff, for a write), as the tool previews it: the request's hash covers it.
+    ...(r.preview === undefined ? [] : [el("div", { class: "label" }, "what it would change"), el("pre", { class: "preview" }, r.preview)]),
     el("div", { class: "buttons" }, approve, deny),
   );
 }
