@@ -3,7 +3,9 @@
  * driver says when it appended (Driver.watch); the stream reads the journal
  * only then. The backend's reads are counted: while the run is idle, pings
  * go by and nothing is read; a slow reader costs no read at all until it
- * reads, then one; a reader that goes away stops listening.
+ * reads, then one; a reader that goes away stops listening. With the
+ * keep-alive set to an hour, events still arrive as they are appended, with
+ * no ping between, to one subscriber or forty.
  */
 import { describe, expect, it } from "vitest";
 import { calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type Driver, type RunId, type Tool } from "../../src/index.js";
@@ -103,6 +105,56 @@ describe("the live event stream is pushed", () => {
     expect(counts.listening).toBe(0);
   });
 
+  it("delivers an append at once, not after an interval: with the keep-alive at an hour, far beyond the test's deadline, every event arrives and no ping is sent", async () => {
+    // Each event is awaited as it comes (no fixed sleep): were the stream still
+    // to wait for a timer, the hour's keep-alive would outlast vitest's deadline.
+    const steps = 3;
+    const { driver, release, stream, create } = setup(steps, 3_600_000);
+    const runId = await create();
+    const s = await stream(runId);
+    for (let k = 1; k <= steps; k++) {
+      await s.until((m) => journal(m).some((x) => JSON.parse(x.data).type === "call.started" && JSON.parse(x.data).step === k));
+      const appended = new Promise<void>((resolve) => {
+        const stop = driver.watch(runId, (what) => {
+          if (what === "append") (stop(), resolve());
+        });
+      });
+      await release();
+      await appended;
+      // The call's result was appended: the stream shows it next, with nothing between.
+      const shown = seqs(s.messages).length;
+      const m = await s.until((x) => journal(x).length > shown);
+      expect(JSON.parse(journal(m)[shown]!.data).type).toBe("call.finished");
+    }
+    const all = await s.until((m) => m.some((x) => x.event === "end"));
+    expect(all.filter((x) => x.event === "ping")).toEqual([]);
+    expect(seqs(all)).toEqual((await driver.events(runId)).map((e) => e.seq));
+  });
+
+  it("serves many subscribers at once, each every event once and in order, and lets every one that leaves go, midway or at the end", async () => {
+    const steps = 3;
+    const subscribers = 40;
+    const { driver, counts, release, stream, create } = setup(steps, 3_600_000);
+    const runId = await create();
+    const streams = await Promise.all(Array.from({ length: subscribers }, () => stream(runId)));
+    expect(counts.listening).toBe(subscribers);
+    await Promise.all(streams.map((s) => s.until((m) => journal(m).some((x) => JSON.parse(x.data).type === "call.started"))));
+    // A quarter leave after the first step; the rest stay to the end.
+    const leaving = streams.filter((_, k) => k % 4 === 0);
+    for (const s of leaving) await s.cancel();
+    expect(counts.listening).toBe(subscribers - leaving.length);
+    for (let k = 0; k < steps; k++) await release();
+    const staying = streams.filter((_, k) => k % 4 !== 0);
+    const ends = await Promise.all(staying.map((s) => s.until((m) => m.some((x) => x.event === "end"))));
+    const events = (await driver.events(runId)).map((e) => e.seq);
+    for (const m of ends) {
+      expect(seqs(m)).toEqual(events);
+      expect(m.filter((x) => x.event === "ping")).toEqual([]);
+    }
+    for (const s of leaving) expect(s.messages.every((x) => x.event === "journal")).toBe(true);
+    expect(counts.listening).toBe(0);
+  });
+
   it("resumes after Last-Event-ID while the run is live, without repeating an event", async () => {
     const { release, stream, create, driver } = setup(2, 15_000);
     const runId = await create();
@@ -144,6 +196,14 @@ describe("the live event stream is pushed", () => {
     await s.until((m) => journal(m).length > 0);
     expect(counts.listening).toBe(1);
     await s.cancel();
+    expect(counts.listening).toBe(0);
+    // One that goes away while it waits for the next event (its stream waiting on a change, its keep-alive timer set).
+    const t = await stream(runId);
+    const shown = (await t.until((m) => journal(m).some((x) => JSON.parse(x.data).type === "call.started"))).length;
+    const waiting = t.until((m) => m.length > shown);
+    await t.cancel();
+    await waiting;
+    expect(t.done).toBe(true);
     expect(counts.listening).toBe(0);
     await release();
   });
