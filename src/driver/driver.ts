@@ -54,8 +54,9 @@ export interface Driver {
    * Hears a run change through this driver: `"append"` once the store took
    * events this driver wrote (its steps, an operator's answer), `"progress"`
    * when what {@link Driver.progress} shows moved. A signal to read again,
-   * not the events; appends by another driver sharing the store are not
-   * heard. Returns the function that stops listening.
+   * not the events. Appends by another driver sharing the store are heard
+   * too when the store tells them (`Store.watch`: `memoryStore` does), not
+   * otherwise. Returns the function that stops listening.
    *
    * @example
    * ```ts
@@ -126,7 +127,9 @@ export function createDriver(options: DriverOptions): Driver {
   }
   const context = checkContext(options.context);
   const watchers = new Map<RunId, Set<(what: "append" | "progress") => void>>();
-  const notify = (runId: RunId, what: "append" | "progress"): void => {
+  // Appends are heard from the store when it can tell them (every driver sharing it), else from this driver.
+  const notify = (runId: RunId, what: "append" | "progress", created = false): void => {
+    if (what === "append" && !created && ctx.store.watch !== undefined) return;
     for (const w of watchers.get(runId) ?? []) {
       try {
         w(what);
@@ -186,7 +189,7 @@ export function createDriver(options: DriverOptions): Driver {
       const runId = opts.runId ?? ids.runId();
       const first = seal({ v: 2, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
       await ctx.store.createRun(first);
-      notify(runId, "append");
+      notify(runId, "append", true);
       return runId;
   };
 
@@ -223,7 +226,9 @@ export function createDriver(options: DriverOptions): Driver {
     watch(runId, listener) {
       const set = watchers.get(runId) ?? new Set();
       watchers.set(runId, set.add(listener));
+      const unheard = ctx.store.watch?.(runId, () => listener("append"));
       return () => {
+        unheard?.();
         // (The set is dropped with its last listener, so a run watched once costs nothing after.)
         if (set.delete(listener) && set.size === 0) watchers.delete(runId);
       };

@@ -43,6 +43,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const clock = options.clock ?? systemClock;
   const runs = new Map<RunId, RunRecord>();
   const artifacts = new Map<string, Uint8Array>();
+  const watchers = new Map<RunId, Set<() => void>>();
+  const tell = (runId: RunId): void => {
+    for (const w of watchers.get(runId) ?? []) {
+      try {
+        w();
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  };
 
   const record = (runId: RunId): RunRecord => {
     const r = runs.get(runId);
@@ -77,7 +87,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       r.head = { seq: last.seq, hash: last.hash };
       r.status = status;
       r.updatedAt = last.at;
+      tell(runId);
       return { ...r.head };
+    },
+
+    watch(runId, listener) {
+      const set = watchers.get(runId) ?? new Set();
+      watchers.set(runId, set.add(listener));
+      return () => {
+        if (set.delete(listener) && set.size === 0) watchers.delete(runId);
+      };
     },
 
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {

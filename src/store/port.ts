@@ -140,6 +140,16 @@ export interface Store {
    * resolves.
    */
   confirm?(): Promise<void>;
+  /**
+   * Calls `listener` after each append to the run that this store object
+   * took, in this process, whoever made it (any driver sharing the store,
+   * an operator's answer), until the returned function is called. A signal
+   * to read again, not the events. Optional: with it, a live event stream
+   * (isoagent/http) hears every driver that shares the store; without it,
+   * only the driver that serves the stream (`Driver.watch`).
+   * `memoryStore` has it.
+   */
+  watch?(runId: RunId, listener: () => void): () => void;
 }
 
 /** The codes a store refuses with. */

@@ -157,6 +157,22 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     const head = await s.store.append(runId, after(first, [cancelled()]), { expectedSeq: 1 }, "cancelled");
     check(head.seq === 2, "an operator's cancellation is appended without the lease");
   },
+  "watch (when the store has it) tells each append to its run, once, after it is readable, until stopped": async (s) => {
+    const watch = s.store.watch;
+    if (watch === undefined) return;
+    const { runId, first } = await withRun(s);
+    const other = await withRun(s);
+    const heard: number[] = [];
+    const stop = watch(runId, () => void s.store.read(runId).then((events) => heard.push(events.length)));
+    const l = await lease(s, runId);
+    const head = await s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running");
+    await refuses(s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"), "JOURNAL_CONFLICT", "a stale append");
+    await s.store.append(other.runId, after(other.first, [cancelled()]), { expectedSeq: 1 }, "cancelled");
+    stop();
+    await s.store.append(runId, after(head, [cancelled()]), { expectedSeq: 2 }, "cancelled");
+    await s.store.read(runId);
+    check(heard.join(",") === "2", `one append heard, after which the run reads 2 events (a refused append, another run's, and one after stopping are not heard), not [${heard.join(",")}]`);
+  },
   "leases: exclusive, fenced by a strictly increasing token, judged by the store's clock": async (s) => {
     const { runId } = await withRun(s);
     const a = await lease(s, runId, "a", 1000);

@@ -219,6 +219,32 @@ describe("the live event stream is pushed", () => {
   });
 });
 
+describe("appends by another driver sharing the store", () => {
+  it("reach the stream at once when the store tells them (memoryStore's watch): the driver serving the stream never appends", async () => {
+    const store = memoryStore();
+    const gates: (() => void)[] = [];
+    const step = defineTool({ name: "step", description: "Wait for the test.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 60_000, call: () => new Promise<string>((r) => gates.push(() => r("ok"))) }) as Tool<never, unknown>;
+    const agent = scriptedAgent((view) => (view.step <= 2 ? calls({ name: "step", args: "{}" }) : final("done")));
+    const serving = createDriver({ store, agent, tools: [step] });
+    const working = createDriver({ store, agent, tools: [step] });
+    const app = createHttpApp({ backend: driverBackend(serving), tokens: () => [TOKEN], keepAliveMs: 3_600_000 });
+    const runId = await working.create("elsewhere");
+    const res = await app.request(`/runs/${runId}/events`, { headers: { ...auth, accept: "text/event-stream" } });
+    const s = sseReader(res.body!);
+    await s.until((m) => journal(m).length === 1);
+    const done = working.resume(runId);
+    for (let k = 1; k <= 2; k++) {
+      await s.until((m) => journal(m).filter((x) => JSON.parse(x.data).type === "call.started").length === k);
+      await until("the call to wait", () => gates.length > 0);
+      gates.shift()!();
+    }
+    const all = await s.until((m) => m.some((x) => x.event === "end"));
+    expect((await done).status).toBe("completed");
+    expect(seqs(all)).toEqual((await store.read(runId)).map((e) => e.seq));
+    expect(all.filter((x) => x.event === "ping")).toEqual([]);
+  });
+});
+
 describe("createHttpApp's keepAliveMs", () => {
   it("must be a positive number", () => {
     const driver = createDriver({ store: memoryStore(), agent: scriptedAgent([final("x")]), tools: [] });
