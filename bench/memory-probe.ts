@@ -15,7 +15,7 @@
  *      and the events after it, serialized (what a resume reads).
  */
 import { AgentError, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type Agent, type AgentDecision, type Tool } from "../src/index.js";
-import { BUILD_LEASE_MS, eventsPerStep, probeCall, probeTool, TRIMMED } from "./trimmed-run.js";
+import { eventsPerStep, probeCall, probeTool, TRIMMED } from "./trimmed-run.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with --expose-gc");
@@ -75,7 +75,7 @@ async function long(): Promise<void> {
   const before = settle();
   const store = memoryStore();
   const live = pausingAgent(steps);
-  const running = createDriver({ store, agent: live.agent, tools, limits: { maxSteps: 0 }, context: TRIMMED, leaseTtlMs: BUILD_LEASE_MS }).start("probe a lot");
+  const running = createDriver({ store, agent: live.agent, tools, limits: { maxSteps: 0 }, context: TRIMMED }).start("probe a lot");
   await live.pausedAt;
   const whileLive = settle();
   live.release(new AgentError("the bench's agent is away", { retryable: true }));

@@ -50,13 +50,6 @@ export function probeProvider(steps: number, firstStep = 1) {
   });
 }
 
-/**
- * The lease of a driver building a long run. With the memory store and a
- * scripted agent every await resolves at once, so the driver never yields to
- * the timers that renew its lease, and a build longer than the default 30 s
- * (a 100,000-event run on a loaded machine) would lose it.
- */
-export const BUILD_LEASE_MS = 3_600_000;
 
 export interface BuiltRun {
   readonly store: Store;
@@ -74,7 +67,7 @@ export async function runOfSteps(steps: number, store: Store = memoryStore()): P
     const c = probeCall(view.step);
     return calls({ name: c.name, args: c.args, callId: `call_${view.step}` });
   });
-  const driver = createDriver({ store, agent, tools: [probeTool()], limits: { maxSteps: 0 }, context: TRIMMED, leaseTtlMs: BUILD_LEASE_MS });
+  const driver = createDriver({ store, agent, tools: [probeTool()], limits: { maxSteps: 0 }, context: TRIMMED });
   const outcome = await driver.start("probe a lot");
   if (outcome.status !== "running" || outcome.stopped !== "agent_unavailable") throw new Error(`the bench run is ${outcome.status} (${outcome.stopped ?? "-"})`);
   return { store, runId: outcome.runId, events: outcome.seq, steps };

@@ -131,6 +131,40 @@ export interface FetchResponseLike {
   text(): Promise<string>;
 }
 
+/** A body as `fetch`'s Response and a Request give it. */
+export type BodyLike = FetchResponseLike["body"];
+
+/** Parts of a body, joined (`size` is their total length). */
+export function joinBytes(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The bytes of a body, at most `max`: undefined when it is larger (nothing more is read, and the rest is cancelled). */
+export async function readBytes(body: BodyLike | undefined, max: number): Promise<Uint8Array | undefined> {
+  if (body === null || body === undefined) return new Uint8Array(0);
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const r = await reader.read();
+      if (r.done || r.value === undefined) break;
+      size += r.value.length;
+      if (size > max) return undefined;
+      parts.push(r.value);
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  return joinBytes(parts, size);
+}
+
 /** The part of `fetch` the model adapters use. */
 export type FetchLike = (
   url: string,

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { coreBrowserBundle } from "../scripts/lib/bundle.js";
+import { startCollector } from "./helpers/collector.js";
 
 const run = promisify(execFile);
 const tsx = (...args: string[]) => run(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: 90_000 }).then(
@@ -29,8 +30,11 @@ describe("the conformance commands without the suites", () => {
 });
 
 describe("npm run example:serve (the HTTP app in Node, on @hono/node-server)", () => {
-  it("serves the API and the console, and runs the demo through them", async () => {
-    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "examples/node/serve.ts", "--port", "0"], { env: { ...process.env, ISOAGENT_TOKEN: "serve-test-token-0123456789" }, stdio: ["ignore", "pipe", "pipe"] });
+  it("serves the API and the console, runs the demo through them, and has sent the runs' spans to the collector OTEL_EXPORTER_OTLP_TRACES_ENDPOINT names by the time it exits", async () => {
+    const collector = await startCollector();
+    const env = { ...process.env, ISOAGENT_TOKEN: "serve-test-token-0123456789", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_HEADERS: "x-api-key=node" };
+    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "examples/node/serve.ts", "--port", "0"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((r) => child.on("exit", r));
     try {
       const base = await new Promise<string>((resolve, reject) => {
         let out = "";
@@ -52,8 +56,14 @@ describe("npm run example:serve (the HTTP app in Node, on @hono/node-server)", (
       }
       expect(run.status).toBe("waiting");
       expect((await fetch(`${base}/login`)).status).toBe(200);
+      // Stopped (most likely before its first 10 s interval): by the time it has exited, what ended was sent.
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect([...collector.names.values()]).toContain("execute_tool read_file");
+      expect(collector.lastHeaders?.["x-api-key"]).toBe("node");
     } finally {
       child.kill("SIGTERM");
+      await collector.close();
     }
   }, 60_000);
 });

@@ -6,9 +6,14 @@
  * alarm due in the past may have fired, or been lost (workerd logs "alarm
  * overdue ... AlarmManager mismatch" after a killed process), so it is read
  * again and set again.
+ *
+ * Arms are applied one after another: two at once (a drive's, and the span
+ * export's, which an append does not wait for) would both read the alarm,
+ * then both set it, and the later time could win.
  */
 export class Alarm {
   private at: number | undefined;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -16,7 +21,17 @@ export class Alarm {
   ) {}
 
   /** Makes sure the alarm fires by `at` (now, when `at` is past). */
-  async arm(at: number): Promise<void> {
+  arm(at: number): Promise<void> {
+    return this.inTurn(() => this.armNow(at));
+  }
+
+  private inTurn(f: () => Promise<void>): Promise<void> {
+    const done = this.queue.then(f);
+    this.queue = done.catch(() => {});
+    return done;
+  }
+
+  private async armNow(at: number): Promise<void> {
     const now = this.now();
     if (this.at !== undefined && this.at > now && this.at <= at) return;
     const current = await this.storage.getAlarm();
@@ -29,9 +44,11 @@ export class Alarm {
   }
 
   /** Sets the alarm for `at`, even later than the one set. */
-  async set(at: number): Promise<void> {
-    await this.storage.setAlarm(at);
-    this.at = at;
+  set(at: number): Promise<void> {
+    return this.inTurn(async () => {
+      await this.storage.setAlarm(at);
+      this.at = at;
+    });
   }
 
   /** Forgets what was set (the alarm fired, or something else may have changed it): the next arm reads it again. */

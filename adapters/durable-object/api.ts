@@ -74,6 +74,8 @@ export interface RunObjectApi {
   hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
   /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
   hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
+  /** Why the hosted run could not be driven the last time it was tried (its tools changed shape, ...), or null. */
+  hostProblem(runId: RunId): Promise<Wire<{ code: string; message: string } | null>>;
   /**
    * The run's journal from `fromSeq` on as a live SSE body (isoagent/http's
    * `journalStream`), held by this object and pushed as it appends, with a

@@ -69,6 +69,9 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     async progress(runId) {
       return unwire(await (await run(runId)).hostProgress(runId)) ?? undefined;
     },
+    async problem(runId) {
+      return unwire(await (await run(runId)).hostProblem(runId)) ?? undefined;
+    },
     async cancel(runId, options) {
       unwire(await (await run(runId)).hostCancel(runId, { by: options.by, ...(options.reason === undefined ? {} : { reason: options.reason }) }));
     },

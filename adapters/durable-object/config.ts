@@ -4,6 +4,7 @@
  */
 import type { Agent, Faults, JsonValue, Limits, Policy, ReconcileHook, RunId, Tool } from "../../src/index.js";
 import type { HostFaultPoint, RunBindings } from "./api.js";
+import type { RunObjectOtel } from "./otel.js";
 
 /** What a hosted run is given, per object. */
 export interface HostContext<Env> {
@@ -40,6 +41,20 @@ export interface RunObjectConfig<Env extends RunBindings> {
    *   shared in the isolate's memory or through writes that opt out of the gate.
    */
   durability?(ctx: HostContext<Env>): "output-gate" | "sync";
+  /**
+   * Exports the run's spans (isoagent/otel) to an OTLP/HTTP collector from
+   * the object itself: after appends (never awaited by a step or an
+   * operator's answer) and from its alarm, which resumes an export a reset
+   * or an eviction cut short. The cursor is kept in the object's SQLite and
+   * moves only after the collector accepted. Undefined: no export (the
+   * default; e.g. when the env holds no endpoint).
+   *
+   * @example
+   * ```ts
+   * otel: ({ env }) => (env.OTEL_ENDPOINT === undefined ? undefined : { endpoint: env.OTEL_ENDPOINT, headers: { authorization: `Bearer ${env.OTEL_TOKEN}` } })
+   * ```
+   */
+  otel?(ctx: HostContext<Env>): RunObjectOtel | undefined;
   /** @internal The store's clock, which judges leases (the conformance suite moves it); default `Date.now`. Alarms keep the platform's. */
   readonly clock?: () => number;
   /** @internal Fault injection for the crash tests. */

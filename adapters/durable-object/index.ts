@@ -12,3 +12,4 @@ export { durableObjectBackend } from "./backend.js";
 export { unwire, wire, type Wire } from "./wire.js";
 export { workerApp, type WorkerEnv } from "./worker.js";
 export { sqlWorkspace, SQL_WORKSPACE_MAX_BYTES } from "./workspace.js";
+export { sqlCursor, type RunObjectOtel } from "./otel.js";

@@ -39,6 +39,7 @@ import { journalStream } from "../../src/http/stream.js";
 import { Alarm } from "./alarm.js";
 import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
 import { localStore } from "./local-store.js";
+import { RunExport } from "./otel.js";
 import { RunSql } from "./sql.js";
 import { wire } from "./wire.js";
 
@@ -83,17 +84,33 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     readonly boot = crypto.randomUUID();
     private driver: Driver | undefined;
     private driverReady: Promise<Driver> | undefined;
+    /**
+     * Why the last drive failed (TOOL_SHAPE_CHANGED: the deployment's tools
+     * are not the run's), shown to the operator; cleared by a drive that
+     * works. Kept in memory: after an eviction the alarm's next try finds
+     * it again.
+     */
+    private problem: { code: string; message: string } | undefined;
     private driving: Promise<RunOutcome | null> | undefined;
     /** A drive was asked for while one was under way: it goes round again. */
     private again = false;
     /** The operator's operation under way, for fault injection at its append. */
     private operating: OperatorOp | undefined;
     private readonly alarmClock: Alarm;
+    /** The export of the run's spans, when the config asks for it (otel.ts). */
+    private readonly spans: RunExport;
 
     constructor(ctx: DurableObjectState, env: Env) {
       super(ctx, env);
       this.sql = new RunSql(ctx.storage, storeClock);
       this.alarmClock = new Alarm(ctx.storage);
+      this.spans = new RunExport({
+        options: () => config.otel?.(this.hostContext()),
+        run: () => this.sql.summary(),
+        read: (runId) => this.sql.read(runId),
+        storage: ctx.storage,
+        arm: (at) => this.arm(at),
+      });
     }
 
     // ---- the store, over RPC ---------------------------------------------------
@@ -120,6 +137,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       const before = this.sql.summary()?.status;
       const head = this.sql.append(runId, events, guard, status);
       this.tell("append");
+      this.spans.afterAppend();
       if (guard.lease === undefined && this.operating !== undefined) await this.fault(`${this.operating}/appended`);
       await this.report(before !== status);
       return head;
@@ -336,7 +354,14 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       // The alarm first: a drive cut short (a reset, a killed process) is
       // resumed by it, and the dead drive's lease is known dead then.
       await this.arm(Date.now() + ttl);
-      const outcome = await (await this.hostDriver()).resume(summary.runId);
+      let outcome: RunOutcome;
+      try {
+        outcome = await (await this.hostDriver()).resume(summary.runId);
+        this.problem = undefined;
+      } catch (e) {
+        if (isIsoagentError(e)) this.problem = { code: e.code, message: e.message };
+        throw e;
+      }
       if (outcome.status === "running") {
         // Busy (a lease still held), the agent unreachable, a lost lease:
         // come back later. The alarm survives a reset of the object.
@@ -413,6 +438,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     hostProgress(runId: RunId) {
       return wire(() => this.driver?.progress(runId) ?? null);
     }
+    hostProblem(_runId: RunId) {
+      return wire(() => this.problem ?? null);
+    }
     hostCheck(options: { heal: boolean; graceMs?: number }) {
       return wire(() => this.check(options.heal, options.graceMs ?? 0));
     }
@@ -450,6 +478,8 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     /** Heals the index, and resumes a run whose driver vanished. */
     override async alarm(): Promise<void> {
       this.alarmClock.forget(); // it fired: what is set now is read again
+      // The spans go beside the report and the drive, not after them (a drive may take the whole run).
+      const exported = this.spans.alarm().catch((e: unknown) => console.error(`isoagent: a run's spans could not be exported: ${e instanceof Error ? e.message : String(e)}`));
       let reported = true;
       try {
         await this.report(true);
@@ -469,6 +499,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         }
       }
       if (!reported) await this.arm(Date.now() + RETRY_MS);
+      await exported;
     }
   };
 }

@@ -12,13 +12,15 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * Bytes, minified and gzipped: what issue 18 reached, rounded up to 100
  * bytes, with what the work merged beside it added (MCP's ToolContext
  * progress and putArtifact, the preview's permit, leases in the stores'
- * summaries and the busy outcome: +0.7 KB), and issue 15's console
- * (Driver.watch, told by every append and progress; run titles and the
- * `before` cursor in the memory store; Driver.artifact: +0.3 KB).
+ * summaries and the busy outcome, the lease renewed inline when a run never
+ * yields to timers: +0.8 KB), and issue 15's console and push
+ * (Driver.watch, told by every append and progress, and memoryStore's
+ * watch; run titles and the `before` cursor in the memory store;
+ * Driver.artifact: +0.5 KB).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 45_300,
-  driver: 40_100,
+  index: 45_600,
+  driver: 40_300,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */

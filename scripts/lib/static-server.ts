@@ -9,6 +9,9 @@ import { extname, join, normalize, resolve } from "node:path";
 
 export const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' https://api.openai.com https://api.anthropic.com; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
+/** The CSP with more origins the page may fetch from (an OTLP collector's). */
+export const cspConnecting = (origins: readonly string[]): string => (origins.length === 0 ? CSP : CSP.replace("https://api.anthropic.com;", `https://api.anthropic.com ${origins.join(" ")};`));
+
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -25,8 +28,9 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-export async function serveStatic(folder: string, port = 0): Promise<StaticSite> {
+export async function serveStatic(folder: string, port = 0, options: { connect?: readonly string[] } = {}): Promise<StaticSite> {
   const root = resolve(folder);
+  const csp = cspConnecting(options.connect ?? []);
   const server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
     let file = resolve(join(root, path));
@@ -37,7 +41,7 @@ export async function serveStatic(folder: string, port = 0): Promise<StaticSite>
     }
     res.writeHead(200, {
       "content-type": TYPES[extname(file)] ?? "application/octet-stream",
-      "content-security-policy": CSP,
+      "content-security-policy": csp,
       "cache-control": "no-cache",
       // The service worker may control the whole site.
       ...(file.endsWith("sw.js") ? { "service-worker-allowed": "/" } : {}),

@@ -7,7 +7,8 @@ import type { JsonValue } from "../json/index.js";
 import { journalNames, type CallState, type Observation } from "../journal/index.js";
 import type { Lease } from "../store/index.js";
 import { isAbortRun, isPermissionDenied } from "../tools/index.js";
-import { after, newAbortController, type AbortSignalLike } from "../web.js";
+import { newAbortController, type AbortSignalLike } from "../web.js";
+import { invokeTool, type RawOutcome } from "./invoke.js";
 import { artifactsFor, progressFor } from "./call-context.js";
 import type { DriverContext, ToolEntry } from "./context.js";
 import { isToolError, type Gate } from "./gate.js";
@@ -48,25 +49,19 @@ export interface Execution {
   readonly artifacts: () => readonly string[];
 }
 
-type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-
 /** Runs a call's tool once (this attempt) and observes its outcome. */
 export async function runTool(x: Execution, step: number, call: CallState, attempt: number, key: string, entry: ToolEntry): Promise<CallOutcome> {
   const tool = entry.compiled;
   const args = x.gate.argsOf(call, entry);
   const controller = newAbortController();
-  let timedOut = false;
-  let cancelTimer = (): void => {};
   const onDriverAbort = (): void => controller.abort(new Error("interrupted"));
   x.signal?.addEventListener("abort", onDriverAbort, { once: true });
   if (x.signal?.aborted === true) onDriverAbort();
-  let raw: Raw;
+  let raw: RawOutcome;
   try {
-    let returned: unknown;
-    try {
-      returned = controller.signal.aborted
-        ? undefined
-        : entry.tool.call(args as never, {
+    raw = await invokeTool(
+      () =>
+        entry.tool.call(args as never, {
             runId: x.runId as never,
             step,
             callId: call.callId,
@@ -84,37 +79,18 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
               return named ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined;
             },
             ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
-          });
-    } catch (error) {
-      returned = Promise.reject(error);
-    }
-    if (controller.signal.aborted) raw = { kind: "aborted" };
-    else if (typeof (returned as { then?: unknown } | null)?.then !== "function") {
-      // A tool that answered synchronously cannot be interrupted: no timer.
-      raw = { kind: "value", value: returned };
-    } else {
-      cancelTimer = after(tool.timeoutMs, () => {
-        timedOut = true;
-        controller.abort(new Error("timeout"));
-      });
-      raw = await new Promise<Raw>((resolve) => {
-        controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
-        if (controller.signal.aborted) resolve({ kind: "aborted" });
-        (returned as Promise<unknown>).then(
-          (value) => resolve({ kind: "value", value }),
-          (error: unknown) => resolve({ kind: "error", error }),
-        );
-      });
-    }
+          }),
+      controller,
+      tool.timeoutMs,
+    );
   } finally {
-    cancelTimer();
     x.signal?.removeEventListener("abort", onDriverAbort);
     x.ctx.progress.endCall(x.runId as never, call.callId);
   }
   const p = x.gate.projection(entry);
   switch (raw.kind) {
     case "aborted":
-      return timedOut ? { observation: timeoutObservation(tool) } : { observation: interruptedObservation(tool), interrupted: true };
+      return raw.timedOut ? { observation: timeoutObservation(tool) } : { observation: interruptedObservation(tool), interrupted: true };
     case "error": {
       const e = raw.error;
       if (isCrash(e)) throw e;

@@ -7,6 +7,7 @@
  * text, or smuggle NULs into a prompt. What was cleaned is counted.
  */
 import type { JsonValue } from "../json/index.js";
+import { mapStrings } from "./redact.js";
 
 /** What cleaning did to a text. */
 export interface CleanCount {
@@ -101,32 +102,12 @@ export function cleanText(text: string): { text: string } & CleanCount {
 
 /** Every string value of a JSON value cleaned (keys are left: they reach the model JSON-escaped); the same value when nothing changed. */
 export function cleanJson(value: JsonValue, count: CleanCount): JsonValue {
-  if (typeof value === "string") {
-    const r = cleanText(value);
+  return mapStrings(value, (text) => {
+    const r = cleanText(text);
     count.escapes += r.escapes;
     count.controls += r.controls;
     return r.text;
-  }
-  if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((v) => {
-      const r = cleanJson(v, count);
-      if (r !== v) changed = true;
-      return r;
-    });
-    return changed ? out : value;
-  }
-  if (value !== null && typeof value === "object") {
-    let changed = false;
-    const out: Record<string, JsonValue> = {};
-    for (const k of Object.keys(value)) {
-      const v = cleanJson(value[k]!, count);
-      if (v !== value[k]) changed = true;
-      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    }
-    return changed ? out : value;
-  }
-  return value;
+  });
 }
 
 /** The visible notice a cleaned text result carries. */

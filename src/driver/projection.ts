@@ -23,8 +23,8 @@ export interface Projection {
 
 const size = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
-/** The longest prefix (or suffix) of `text` whose UTF-8 is at most `max` bytes, and its size. */
-function cut(text: string, max: number, from: "head" | "tail"): { text: string; bytes: number } {
+/** The longest prefix (or suffix) of `text` whose UTF-8 is at most `max` bytes (on a character boundary), and its size. */
+export function cutUtf8(text: string, max: number, from: "head" | "tail"): { text: string; bytes: number } {
   let bytes = 0;
   if (from === "head") {
     let k = 0;
@@ -66,7 +66,7 @@ export async function capText(
   if (text.length * 3 <= max) return { text };
   const bytes = encodeUtf8(text);
   if (bytes.length <= max) return { text };
-  const shown = cut(text, max, strategy);
+  const shown = cutUtf8(text, max, strategy);
   const kept = full ?? bytes;
   let artifact = "";
   let where = "the rest was not kept";

@@ -43,13 +43,17 @@ export function redactor(secrets: readonly string[] = []): Redactor {
   };
 }
 
-/** Redacts every string (and key) in a JSON value; returns the same value when nothing changed. */
-export function redactJson(value: JsonValue, redact: Redactor): JsonValue {
-  if (typeof value === "string") return redact(value);
+/**
+ * A JSON value with every string mapped by `f` (and every key by `key`);
+ * the same value when nothing changed. Keys are defined, never assigned, so
+ * `__proto__` stays a plain key.
+ */
+export function mapStrings(value: JsonValue, f: (s: string) => string, key: (k: string) => string = (k) => k): JsonValue {
+  if (typeof value === "string") return f(value);
   if (Array.isArray(value)) {
     let changed = false;
     const out = value.map((v) => {
-      const r = redactJson(v, redact);
+      const r = mapStrings(v, f, key);
       if (r !== v) changed = true;
       return r;
     });
@@ -59,12 +63,17 @@ export function redactJson(value: JsonValue, redact: Redactor): JsonValue {
     let changed = false;
     const out: Record<string, JsonValue> = {};
     for (const k of Object.keys(value)) {
-      const key = redact(k);
-      const v = redactJson(value[k]!, redact);
-      if (key !== k || v !== value[k]) changed = true;
-      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      const kk = key(k);
+      const v = mapStrings(value[k]!, f, key);
+      if (kk !== k || v !== value[k]) changed = true;
+      Object.defineProperty(out, kk, { value: v, enumerable: true, writable: true, configurable: true });
     }
     return changed ? out : value;
   }
   return value;
+}
+
+/** Redacts every string (and key) in a JSON value; returns the same value when nothing changed. */
+export function redactJson(value: JsonValue, redact: Redactor): JsonValue {
+  return mapStrings(value, redact, redact);
 }

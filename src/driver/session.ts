@@ -45,6 +45,8 @@ export class Session {
   private lastSnapshot: number;
   private readonly agentAbort = newAbortController();
   private cancelRenewal: (() => void) | undefined;
+  /** When the lease is next due for renewal, by the driver's clock. */
+  private renewDue = 0;
   private readonly gate: Gate;
 
   private constructor(
@@ -93,6 +95,7 @@ export class Session {
    * late outcomes.
    */
   private async flush(): Promise<void> {
+    if (this.pending.length > 0) await this.renewIfDue();
     for (let attempt = 0; this.pending.length > 0; attempt++) {
       if (this.lost) throw new LeaseLost();
       try {
@@ -391,23 +394,37 @@ export class Session {
 
   // ---- lease -------------------------------------------------------------------------
 
+  private renewEvery(): number {
+    return Math.max(1, Math.floor(this.ctx.leaseTtlMs / 3));
+  }
+
+  /**
+   * Renews by a timer, a third of the lease's time to live apart. A run whose
+   * agent and tools answer at once never yields to timers (every await is a
+   * microtask), so {@link flush} also renews inline when renewal is due.
+   */
   private startRenewal(): void {
-    const every = Math.max(1, Math.floor(this.ctx.leaseTtlMs / 3));
+    const every = this.renewEvery();
+    this.renewDue = this.ctx.clock.now() + every;
     const tick = (): void => {
-      this.cancelRenewal = after(every, () => {
-        void this.ctx.store.renewLease(this.lease, this.ctx.leaseTtlMs).then(
-          (renewed) => {
-            if (renewed === null) this.loseLease();
-            else {
-              this.lease = renewed;
-              tick();
-            }
-          },
-          () => this.loseLease(),
-        );
-      });
+      this.cancelRenewal = after(every, () => void this.renew().then(() => this.lost || tick()));
     };
     tick();
+  }
+
+  private async renewIfDue(): Promise<void> {
+    if (!this.lost && this.ctx.clock.now() >= this.renewDue) await this.renew();
+  }
+
+  private async renew(): Promise<void> {
+    this.renewDue = this.ctx.clock.now() + this.renewEvery();
+    try {
+      const renewed = await this.ctx.store.renewLease(this.lease, this.ctx.leaseTtlMs);
+      if (renewed === null) this.loseLease();
+      else this.lease = renewed;
+    } catch {
+      this.loseLease();
+    }
   }
 
   private loseLease(): void {

@@ -8,7 +8,7 @@
  * first one to resume a kept session. Sizes are capped; redirects are
  * refused (a bearer token never follows one).
  */
-import { after, newAbortController, platformFetch, utf8StreamDecoder, type AbortSignalLike, type FetchLike, type FetchResponseLike } from "../web.js";
+import { after, newAbortController, platformFetch, readBytes, utf8StreamDecoder, type AbortSignalLike, type FetchLike, type FetchResponseLike } from "../web.js";
 import { McpError } from "./errors.js";
 import { isErrorResponse, isRequest, isResult, parseMessage, type JsonRpcId, type JsonRpcMessage } from "./jsonrpc.js";
 import { SseParser } from "./sse.js";
@@ -50,28 +50,9 @@ const cancelled = (): McpError => new McpError("MCP_CANCELLED", "the request was
 
 /** The bytes of a body, at most `max` (an McpError above it). */
 async function readAll(res: FetchResponseLike, max: number): Promise<Uint8Array> {
-  if (res.body === null) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const r = await reader.read();
-      if (r.done || r.value === undefined) break;
-      size += r.value.length;
-      if (size > max) throw new McpError("MCP_MESSAGE_TOO_LARGE", `the server's answer is larger than ${max} bytes`);
-      parts.push(r.value);
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  const bytes = await readBytes(res.body, max);
+  if (bytes === undefined) throw new McpError("MCP_MESSAGE_TOO_LARGE", `the server's answer is larger than ${max} bytes`);
+  return bytes;
 }
 
 /** The Streamable HTTP transport. */

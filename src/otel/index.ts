@@ -7,4 +7,5 @@
  */
 export { journalSpans, GENAI_ATTRIBUTES, type JournalSpansOptions, type Span, type SpanEvent, type SpanValue } from "./spans.js";
 export { otlpJson, SCOPE_VERSION, type OtlpJson, type OtlpResource } from "./otlp.js";
-export { memoryCursor, otlpExporter, type ExportCursor, type ExportResult, type OtlpExporter, type OtlpExporterOptions } from "./exporter.js";
+export { memoryCursor, otlpExporter, type ExportCursor, type ExportResult, type ListingStore, type OtlpExporter, type OtlpExporterOptions } from "./exporter.js";
+export { otlpEnv, type OtlpEnv } from "./env.js";

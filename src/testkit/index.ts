@@ -1,10 +1,11 @@
 /**
- * The testkit, for tool and adapter authors: the store conformance suite,
- * argument fuzzing, and crash tests around a tool's effect.
+ * The testkit, for tool and adapter authors: the store and export cursor
+ * conformance suites, argument fuzzing, and crash tests around a tool's effect.
  *
  * @module
  */
 export { runStoreConformance, STORE_CASES, type ConformanceSkip, type StoreConformanceOptions, type StoreUnderTest } from "./store-conformance.js";
+export { runCursorConformance, CURSOR_CASES, type CursorConformanceOptions, type CursorUnderTest } from "./cursor-conformance.js";
 export { manualClock, type ManualClock } from "../clock.js";
 export { sequentialIds } from "../ids.js";
 export { fuzz, seededRandom, type FuzzOptions, type FuzzReport, type FuzzSample, type SampleKind } from "./fuzz.js";

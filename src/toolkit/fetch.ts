@@ -7,7 +7,7 @@
  */
 import { enumOf, strictObject, string } from "../schema/index.js";
 import { defineTool, permissionDenied, ToolError, type Permission, type Tool } from "../tools/index.js";
-import { parseUrl, platformFetch, utf8StreamDecoder, type FetchLike, type FetchResponseLike, type UrlParts } from "../web.js";
+import { joinBytes, parseUrl, platformFetch, utf8StreamDecoder, type FetchLike, type FetchResponseLike, type UrlParts } from "../web.js";
 import { htmlToText } from "./html.js";
 import { count } from "./text.js";
 
@@ -211,11 +211,5 @@ async function readCapped(res: FetchResponseLike, maxBytes: number): Promise<{ b
   } finally {
     void reader.cancel().catch(() => {});
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return { bytes: out, cut };
+  return { bytes: joinBytes(parts, size), cut };
 }

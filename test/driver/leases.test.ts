@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, Crash, final, rulesPolicy, type Faults, type Store } from "../../src/index.js";
+import { call, calls, Crash, createDriver, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, strictObject, type Faults, type Store, type Tool } from "../../src/index.js";
 import { findStranded } from "../../src/testkit/index.js";
 import { harness } from "./helpers.js";
 
@@ -61,5 +61,25 @@ describe("leases you can see", () => {
   it("findStranded refuses a grace period that is not a number of ms", async () => {
     const h = harness([final("ok")]);
     await expect(findStranded(h.store, 0, { grace: Number.NaN })).rejects.toThrow("findStranded needs a grace period of 0 ms or more");
+  });
+});
+
+describe("a lease renewed while the run never yields to timers", () => {
+  // Found by the long-run bench: with an agent and tools that answer at once,
+  // every await resolves as a microtask, the renewal timer never fires, and a
+  // run longer than its lease lost it. Here each step moves the (shared)
+  // clock by half the lease's time to live: renewing by timer alone, the run
+  // loses its lease by the third step.
+  it("is renewed inline when it is due, so a busy run keeps it", async () => {
+    const clock = manualClock();
+    const store = memoryStore({ clock });
+    const tick = defineTool({ name: "tick", description: "Moves time.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 60_000, call: () => (clock.advance(5_000), "ok") });
+    const steps = 20;
+    const agent = scriptedAgent((view) => (view.step <= steps ? calls(call("tick")) : final("done")));
+    const driver = createDriver({ store, clock, agent, tools: [tick as Tool<never, unknown>], leaseTtlMs: 10_000 });
+    const outcome = await driver.start("t");
+    expect(outcome.failure).toBeUndefined();
+    expect(outcome.status).toBe("completed");
+    expect(clock.now() - Date.UTC(2026, 0, 1)).toBe(steps * 5_000);
   });
 });

@@ -201,7 +201,7 @@ describe("the exporter", () => {
     const { runId } = await driver.start("t");
     const cursor = memoryCursor();
     const exporter = otlpExporter({ endpoint: "http://127.0.0.1:9/v1/traces", cursor, maxRetries: 1, sleep: async () => {} });
-    expect(await exporter.exportRun(store, runId as RunId)).toEqual({ runId, exported: 0, cursor: 0, error: "the collector could not be reached; the next export tries again from event 1" });
+    expect(await exporter.exportRun(store, runId as RunId)).toEqual({ runId, exported: 0, cursor: 0, error: "the collector could not be reached; the next export tries again from event 1", retry: true });
     expect(await cursor.get(runId)).toBe(0);
   });
 });

@@ -1,17 +1,23 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCollector, type Collector } from "../helpers/collector.js";
 import { until as waitFor } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 
 // The Worker wrangler.toml names, bundled as wrangler would and run in workerd.
 const TOKEN = "example-worker-token-0123456789";
 let mf: Miniflare;
+let collector: Collector;
 
 beforeAll(async () => {
-  mf = await startWorker("examples/worker/index.ts", { ...RUN_OBJECTS, bindings: { ISOAGENT_TOKEN: TOKEN } });
+  collector = await startCollector();
+  // The collector as OpenTelemetry's variables name it: its base URL, and an API key (a secret in a deployment).
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url.replace("/v1/traces", ""), OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=example-key" };
+  mf = await startWorker("examples/worker/index.ts", { ...RUN_OBJECTS, bindings: { ISOAGENT_TOKEN: TOKEN, ...otel } });
 });
 afterAll(async () => {
   await mf?.dispose();
+  await collector?.close();
 });
 
 const api = async (path: string, body?: unknown): Promise<any> => {
@@ -48,6 +54,13 @@ describe("examples/worker (wrangler.toml's main) in workerd", () => {
     const reads = events.filter((e) => e.type === "call.finished").map((e) => e.observation?.content);
     const lines = (pending.request.args.content as string).split("\n").slice(0, -1);
     expect(reads.at(-1)).toBe([`notes/summary.md (${lines.length} lines)`, ...lines.map((l, k) => `${String(k + 1).padStart(6)}\t${l}`)].join("\n"));
+  });
+
+  it("exports each run's spans to the collector its env names, with the API key, under the trace id the API shows", async () => {
+    const { runId } = await api("/runs", { task: "summarise notes/todo.md into notes/summary.md" });
+    const waiting = await until(runId, (r) => r.status === "waiting");
+    await waitFor("the spans before the approval at the collector", () => [...collector.names.values()].includes("execute_tool read_file") && collector.traceIds.includes(waiting.traceId));
+    expect(collector.lastHeaders?.["x-honeycomb-team"]).toBe("example-key");
   });
 
   it("serves the console page with a CSP that refuses eval", async () => {

@@ -205,3 +205,28 @@ describe("the index's sweep", () => {
     expect((await api("/test/index/stranded?grace=0")).body.stranded).toEqual([]);
   });
 });
+
+describe("a hosted run its deployment can no longer resume", () => {
+  // Issue 12: a changed tool shape keeps the rule (the run is not resumed,
+  // TOOL_SHAPE_CHANGED naming the tool), and the operator sees why: the run
+  // object keeps the last drive's failure, which the API's view shows.
+  it("shows the operator TOOL_SHAPE_CHANGED, naming the tool, and runs nothing", async () => {
+    const runId = "reshaped_run";
+    await post(`/test/run/${runId}/host`, { task: "ask local_mutation" });
+    const first = await until("the run to wait on its approval", async () => {
+      const run = (await api(`/runs/${runId}`)).body.run;
+      return run?.status === "waiting" ? run.approvals[0] : undefined;
+    });
+    await post(`/test/run/${runId}/reshape`, {});
+    const answered = await post(`/runs/${runId}/approvals/${first.approvalId}`, { decision: "approve", requestHash: first.requestHash, by: "test-operator" });
+    expect(answered, JSON.stringify(answered.body)).toMatchObject({ status: 200 });
+    const run = await until("the run's view to show why it is not driven", async () => {
+      const r = (await api(`/runs/${runId}`)).body.run;
+      return r.problem !== undefined ? r : undefined;
+    });
+    expect(run.status).toBe("running");
+    expect(run.problem).toEqual({ code: "TOOL_SHAPE_CHANGED", message: `run ${runId} was not offered tool "erase", which this driver offers (register tools conditionally; never change a tool's shape under a live run)` });
+    const world = (await api(`/test/run/${runId}/world`)).body as { log: { tool: string }[] };
+    expect(world.log).toEqual([]);
+  });
+});

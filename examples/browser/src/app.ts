@@ -3,16 +3,21 @@
  * (isoagent/idb), driven in this tab, and resumed when the page is reloaded.
  * The page lists runs, shows a run's journal live, and answers approvals,
  * showing what is asked: the tool, its arguments, its side effect and what
- * it touches. No framework, no eval (the page's CSP forbids it).
+ * it touches. No framework, no eval (the page's CSP forbids it). With a
+ * collector set under "Traces", the runs' spans are exported to it while the
+ * browser is online (isoagent/otel), resuming after a reload where the
+ * last export got; with none, nothing is exported.
  */
-import { idbStore } from "../../../adapters/idb/index.js";
+import { idbCursor, idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, type ApprovalState, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
+import { startTraces } from "./traces.js";
 
 const params = new URLSearchParams(location.search);
-const store = idbStore({ name: params.get("db") ?? "isoagent-example" });
+const dbName = params.get("db") ?? "isoagent-example";
+const store = idbStore({ name: dbName });
 const workspace = await openWorkspace(params.get("workspace") ?? "isoagent-example-workspace", Number(params.get("writeDelayMs") ?? 1500));
 const owner = `tab-${crypto.randomUUID().slice(0, 8)}`;
 // A real model when one is chosen on the page (the key stays in this browser's storage), else the scripted agent.
@@ -237,6 +242,9 @@ setInterval(() => {
 }, 1000);
 window.addEventListener("online", () => void drive());
 window.addEventListener("offline", () => void refresh());
+
+// Traces: exported while online when a collector is set (see traces.ts), never otherwise.
+startTraces({ store, cursor: () => idbCursor({ name: `${dbName}-otel` }), status: $("traces-status"), form: $("traces-form") });
 
 // Offline: the service worker keeps the app shell, so a reload works without the network.
 if ("serviceWorker" in navigator && params.get("sw") !== "off") {

@@ -9,6 +9,7 @@
 import { isCrash } from "../../driver/types.js";
 import { checkResources, isToolError } from "../../driver/gate.js";
 import { clean } from "../../driver/hygiene.js";
+import { invokeTool, type RawOutcome } from "../../driver/invoke.js";
 import {
   abortDetail,
   abortObservation,
@@ -27,7 +28,7 @@ import type { Observation } from "../../journal/index.js";
 import { evaluatePolicy, strictest, type Policy } from "../../policy/index.js";
 import type { Store } from "../../store/index.js";
 import { isAbortRun, isPermissionDenied, operationOf, type CompiledTool, type ResourceRef, type Tool, type ToolContext, type ToolProgress } from "../../tools/index.js";
-import { after, decodeUtf8Fatal, encodeUtf8, newAbortController, type AbortSignalLike } from "../../web.js";
+import { decodeUtf8Fatal, encodeUtf8, newAbortController, type AbortSignalLike } from "../../web.js";
 
 /** Where a served tool's artifacts and full outputs go. */
 export interface ArtifactSink {
@@ -84,11 +85,9 @@ export async function serveCall(entry: { tool: Tool<never, unknown>; compiled: C
 
   const declared = new Set(resources.map((r) => key(r, operationOf(r, t.sideEffect))));
   const controller = newAbortController();
-  let timedOut = false;
   const onAbort = (): void => controller.abort(new Error("cancelled"));
   call.signal.addEventListener("abort", onAbort, { once: true });
   if (call.signal.aborted) onAbort();
-  let cancelTimer = (): void => {};
   const ctx: ToolContext = {
     runId: "mcp" as never,
     step: 1,
@@ -125,38 +124,15 @@ export async function serveCall(entry: { tool: Tool<never, unknown>; compiled: C
       return options.artifacts.putArtifact(kept);
     },
   };
-  type Raw = { kind: "value"; value: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-  let raw: Raw;
+  let raw: RawOutcome;
   try {
-    let returned: unknown;
-    try {
-      returned = controller.signal.aborted ? undefined : entry.tool.call(args as never, ctx);
-    } catch (error) {
-      returned = Promise.reject(error);
-    }
-    if (controller.signal.aborted) raw = { kind: "aborted" };
-    else if (typeof (returned as { then?: unknown } | null)?.then !== "function") raw = { kind: "value", value: returned };
-    else {
-      cancelTimer = after(t.timeoutMs, () => {
-        timedOut = true;
-        controller.abort(new Error("timeout"));
-      });
-      raw = await new Promise<Raw>((resolve) => {
-        controller.signal.addEventListener("abort", () => resolve({ kind: "aborted" }), { once: true });
-        if (controller.signal.aborted) resolve({ kind: "aborted" });
-        (returned as Promise<unknown>).then(
-          (value) => resolve({ kind: "value", value }),
-          (error: unknown) => resolve({ kind: "error", error }),
-        );
-      });
-    }
+    raw = await invokeTool(() => entry.tool.call(args as never, ctx), controller, t.timeoutMs);
   } finally {
-    cancelTimer();
     call.signal.removeEventListener("abort", onAbort);
   }
   switch (raw.kind) {
     case "aborted":
-      return { observation: timedOut ? timeoutObservation(t) : interruptedObservation(t) };
+      return { observation: raw.timedOut ? timeoutObservation(t) : interruptedObservation(t) };
     case "error": {
       const e = raw.error;
       if (isCrash(e)) return { observation: unexpectedErrorObservation(t.name) };

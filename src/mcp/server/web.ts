@@ -3,6 +3,8 @@
  * typed here (the core compiles against ES2022 alone) and read from
  * `globalThis` when called.
  */
+import { readBytes, type BodyLike } from "../../web.js";
+
 /** The part of a `Request` the server reads. */
 export interface RequestLike {
   readonly method: string;
@@ -71,26 +73,5 @@ export function streaming(status: number, headers: Record<string, string>): { re
 
 /** A request's body, at most `max` bytes (undefined above it). */
 export async function readBody(request: RequestLike, max: number): Promise<Uint8Array | undefined> {
-  if (request.body === null || request.body === undefined) return new Uint8Array(0);
-  const reader = (request.body as { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(reason?: unknown): Promise<void> } }).getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const r = await reader.read();
-      if (r.done || r.value === undefined) break;
-      size += r.value.length;
-      if (size > max) return undefined;
-      parts.push(r.value);
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return readBytes(request.body as BodyLike | undefined, max);
 }

@@ -8,7 +8,7 @@
  * result can mark its output as untrusted.
  */
 import type { PermitAnswer, ResourceRef } from "../../tools/index.js";
-import { parseUrl, type AbortSignalLike, type FetchLike, type FetchResponseLike, type UrlParts } from "../../web.js";
+import { parseUrl, readBytes, type AbortSignalLike, type FetchLike, type FetchResponseLike, type UrlParts } from "../../web.js";
 import { hostAllowed } from "../fetch.js";
 import type { Refusal } from "./fs.js";
 import type { JbSecureFetch as SecureFetch } from "./just-bash.js";
@@ -37,28 +37,9 @@ function hop(url: UrlParts): ResourceRef[] {
 }
 
 async function readCapped(res: FetchResponseLike, max: number): Promise<Uint8Array> {
-  if (res.body === null) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const r = await reader.read();
-      if (r.done || r.value === undefined) break;
-      size += r.value.length;
-      if (size > max) throw new Error(`the response is larger than ${max} bytes`);
-      parts.push(r.value);
-    }
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  const bytes = await readBytes(res.body, max);
+  if (bytes === undefined) throw new Error(`the response is larger than ${max} bytes`);
+  return bytes;
 }
 
 /** curl's fetch for one command: allowlist and policy at every hop, recorded in `log`. */

@@ -8,6 +8,7 @@
  * characters and terminal escapes are left for the driver's output hygiene,
  * which cleans (and counts) every result once.
  */
+import { cutUtf8 } from "../../driver/projection.js";
 import { encodeUtf8 } from "../../web.js";
 import { count } from "../text.js";
 
@@ -23,9 +24,6 @@ export interface OutputOptions {
   /** Keeps bytes as an artifact; returns its SHA-256, or undefined when nothing keeps artifacts. */
   readonly keep: (bytes: Uint8Array) => Promise<string | undefined>;
 }
-
-
-const utf8Size = (cp: number): number => (cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4);
 
 /** Whether a stream is binary data rather than text: a NUL, or more than 1 in 10 of its first 8,000 characters are control characters other than tab, line ends, form feed, backspace and escape. */
 export function looksBinaryText(text: string): boolean {
@@ -69,31 +67,6 @@ function byLines(text: string, max: number, from: "head" | "tail"): { text: stri
   return { text: text.slice(at + 1), total, shown: max };
 }
 
-/** The longest prefix (or suffix) within `max` UTF-8 bytes, on a character boundary. */
-function byBytes(text: string, max: number, from: "head" | "tail"): { text: string; bytes: number } {
-  let bytes = 0;
-  if (from === "head") {
-    let k = 0;
-    while (k < text.length) {
-      const cp = text.codePointAt(k)!;
-      if (bytes + utf8Size(cp) > max) break;
-      bytes += utf8Size(cp);
-      k += cp > 0xffff ? 2 : 1;
-    }
-    return { text: text.slice(0, k), bytes };
-  }
-  let k = text.length;
-  while (k > 0) {
-    const lo = text.charCodeAt(k - 1);
-    const pair = lo >= 0xdc00 && lo <= 0xdfff && k > 1 && text.charCodeAt(k - 2) >= 0xd800 && text.charCodeAt(k - 2) <= 0xdbff;
-    const cp = pair ? text.codePointAt(k - 2)! : lo;
-    if (bytes + utf8Size(cp) > max) break;
-    bytes += utf8Size(cp);
-    k -= pair ? 2 : 1;
-  }
-  return { text: text.slice(k), bytes };
-}
-
 /** UTF-8 size of a text without encoding it. */
 function sizeOf(text: string): number {
   let n = 0;
@@ -129,7 +102,7 @@ export async function showStream(name: "stdout" | "stderr", text: string, o: Out
   }
   const lines = byLines(text, o.maxLines, o.strategy);
   const totalBytes = sizeOf(text);
-  const cut = byBytes(lines.text, o.maxBytes, o.strategy);
+  const cut = cutUtf8(lines.text, o.maxBytes, o.strategy);
   const shownText = cut.text;
   if (lines.shown === lines.total && cut.bytes === sizeOf(lines.text)) return [label, text.endsWith("\n") ? text.slice(0, -1) : text];
   const shownLines = byLines(shownText, Number.MAX_SAFE_INTEGER, o.strategy).total;

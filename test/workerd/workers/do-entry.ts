@@ -174,6 +174,9 @@ function crashOnce(hc: HostContext<Env>, point: string): void {
   hc.state.abort(`crash at ${point}`);
 }
 
+/** Runs whose next deployment offers one more tool (a changed shape): survives the object's reset. */
+const RESHAPED = new Set<string>();
+
 /** How far the run objects' store clock is ahead of the real one (the conformance suite moves it instead of sleeping). */
 let CLOCK_AHEAD = 0;
 
@@ -197,7 +200,8 @@ const Base = defineRunObject<Env>({
           crashOnce(hc, "during_effect");
           return result;
         },
-      })) as Tool<never, unknown>[],
+      }) as Tool<never, unknown>)
+      .concat(RESHAPED.has(hc.runId) ? [defineTool({ name: "erase", description: "Erase everything.", inputSchema: strictObject({}), sideEffect: "destructive", permission: "ask", timeoutMs: 1000, call: () => "erased" }) as Tool<never, unknown>] : []),
   policy: (hc) => rulesPolicy(typeof hc.task === "string" && hc.task.startsWith("ask ") ? [{ tool: "add_item", permission: "ask" }] : []),
   hostFaults: (hc) => ({
     at: async (point) => {
@@ -240,6 +244,11 @@ export class RunObject extends Base {
       HOLDS.delete(runId);
       let_go();
     } });
+  }
+  /** The next incarnation of the run's object offers one more tool (a deployment that changed its tools): resets the object. */
+  testReshape(runId: string): void {
+    RESHAPED.add(runId);
+    this.ctx.abort("reshaped");
   }
   /** Drops the object's alarm, as a lost one would be. */
   async testDropAlarm(): Promise<void> {
@@ -346,6 +355,12 @@ export default {
       if (action === "hold" || action === "release") await stub.testHold(runId!, action === "release");
       if (action === "drop-alarm") await stub.testDropAlarm();
       if (action === "streams") return Response.json(await stub.hostStreams());
+      if (action === "reshape") {
+        // (The object resets itself: the call's reply is the reset's error.)
+        try {
+          await stub.testReshape(runId!);
+        } catch {}
+      }
       if (action === "host") {
         // The run is created before it is driven; a crash planned early may
         // reset the object before its reply leaves, which the caller sees.
