@@ -227,6 +227,34 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     await until(`run ${other}'s object to let its stream go`, async () => (await api(`/test/run/${other}/streams`)).body.value.open === 0);
   });
 
+  it("pushes to many streams on one run's object, one resumed after Last-Event-ID, each getting every event once, and lets them all go", async () => {
+    const runId = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
+    const open = (headers: Record<string, string> = {}) => mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", ...headers } });
+    const typeOf = (m: { data: string }) => (JSON.parse(m.data) as { type: string }).type;
+    const streams = await Promise.all(Array.from({ length: 6 }, async () => sseReader((await open()).body as unknown as ReadableStream<Uint8Array>)));
+    await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "journal" && typeOf(x) === "approval.requested"))));
+    expect((await api(`/test/run/${runId}/streams`)).body.value.open).toBe(6);
+    // One leaves, and comes back after the last event it saw.
+    const left = streams.pop()!;
+    const last = left.messages.filter((x) => x.event === "journal").at(-1)!.id!;
+    await left.cancel();
+    const pending = (await api(`/runs/${runId}`)).body.run.approvals[0];
+    expect((await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash })).status).toBe(200);
+    const back = sseReader((await open({ "last-event-id": String(last) })).body as unknown as ReadableStream<Uint8Array>);
+    streams.push(back);
+    for (let k = 2; k <= 3; k++) {
+      await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "end") || m.filter((x) => x.event === "journal" && typeOf(x) === "approval.requested").length >= (s === back ? k - 1 : k))));
+      const next = (await api(`/runs/${runId}`)).body.run.approvals[0];
+      if (next === undefined) break;
+      expect((await post(`/runs/${runId}/approvals/${next.approvalId}`, { decision: "approve", requestHash: next.requestHash })).status).toBe(200);
+    }
+    const ends = await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "end"))));
+    const events = ((await api(`/runs/${runId}/events`)).body.events as { seq: number }[]).map((e) => e.seq);
+    for (const m of ends.slice(0, -1)) expect(m.filter((x) => x.event === "journal").map((x) => x.id)).toEqual(events);
+    expect([...left.messages, ...back.messages].filter((x) => x.event === "journal").map((x) => x.id)).toEqual(events);
+    await until(`run ${runId}'s object to let its streams go`, async () => (await api(`/test/run/${runId}/streams`)).body.value.open === 0);
+  });
+
   it("lists runs by page with their titles from the index, and refuses a malformed cursor", async () => {
     // Issue 15, finding 5: the console's list pages through the index.
     const made: string[] = [];
