@@ -211,6 +211,62 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     return { seq: next.seq, hash: next.head };
   };
 
+  // Appends are told to this store's watchers at once, and to the stores of
+  // the same database in other tabs (and workers) over a BroadcastChannel.
+  const watchers = new Map<RunId, Set<() => void>>();
+  const tell = (runId: RunId): void => {
+    for (const w of watchers.get(runId) ?? []) {
+      try {
+        w();
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  };
+  let channel: BroadcastChannel | undefined;
+  const bus = (): BroadcastChannel | undefined => {
+    if (channel === undefined && closed === undefined && typeof BroadcastChannel === "function") {
+      channel = new BroadcastChannel(`isoagent-idb:${name}`);
+      channel.onmessage = (m: MessageEvent<unknown>) => {
+        if (typeof m.data === "string") tell(m.data as RunId);
+      };
+      // (In Node, an open channel would keep the process alive.)
+      (channel as { unref?: () => void }).unref?.();
+    }
+    return channel;
+  };
+
+  const appendOnce = async (runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> => {
+    const d = await db();
+    try {
+      const cached = known.get(runId);
+      if (cached !== undefined && events.length > 0) {
+        const head = await appendOnTrust(d, cached, events, guard, status);
+        if (head !== undefined) return head;
+      }
+      const tx = d.transaction(["runs", "events"], "readwrite", { durability });
+      // Only IndexedDB's own requests are awaited inside the transaction.
+      const run = await tx.objectStore("runs").get(runId);
+      try {
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        remember(run);
+        judge(run, events, guard);
+      } catch (refusal) {
+        tx.abort();
+        await tx.done.catch(() => {});
+        throw refusal;
+      }
+      const next = advanced(run, events, status);
+      void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
+      void tx.objectStore("runs").put(next);
+      await tx.done;
+      remember(next);
+      return { seq: next.seq, hash: next.head };
+    } catch (e) {
+      return translate(e, `appending to run ${runId}`);
+    }
+  };
+
   const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === undefined ? {} : { title: r.title }), lease: leaseView(r.lease) });
 
   return {
@@ -236,34 +292,19 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     },
 
     async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
-      const d = await db();
-      try {
-        const cached = known.get(runId);
-        if (cached !== undefined && events.length > 0) {
-          const head = await appendOnTrust(d, cached, events, guard, status);
-          if (head !== undefined) return head;
-        }
-        const tx = d.transaction(["runs", "events"], "readwrite", { durability });
-        // Only IndexedDB's own requests are awaited inside the transaction.
-        const run = await tx.objectStore("runs").get(runId);
-        try {
-          if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-          remember(run);
-          judge(run, events, guard);
-        } catch (refusal) {
-          tx.abort();
-          await tx.done.catch(() => {});
-          throw refusal;
-        }
-        const next = advanced(run, events, status);
-        void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
-        void tx.objectStore("runs").put(next);
-        await tx.done;
-        remember(next);
-        return { seq: next.seq, hash: next.head };
-      } catch (e) {
-        return translate(e, `appending to run ${runId}`);
-      }
+      const head = await appendOnce(runId, events, guard, status);
+      tell(runId);
+      bus()?.postMessage(runId);
+      return head;
+    },
+
+    watch(runId, listener) {
+      bus();
+      const set = watchers.get(runId) ?? new Set();
+      watchers.set(runId, set.add(listener));
+      return () => {
+        if (set.delete(listener) && set.size === 0) watchers.delete(runId);
+      };
     },
 
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
@@ -449,6 +490,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
 
     close(): void {
       closed = `the store of database ${name} was closed`;
+      channel?.close();
       void opening?.then((d) => d.close());
     },
   };
