@@ -155,6 +155,7 @@ async function renderRun(runId: RunId): Promise<void> {
 async function render(): Promise<void> {
   const runs = await store.listRuns();
   selected ??= runs[0]?.runId;
+  follow(selected);
   renderRuns(runs);
   if (selected !== undefined) await renderRun(selected);
   $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} · ${driving > 0 ? "driving" : "idle"}`;
@@ -184,6 +185,20 @@ function refresh(): Promise<void> {
     }
   })();
   return rendering;
+}
+
+/**
+ * The selected run is followed as it is appended to, from this tab or any
+ * other (the store tells: Store.watch, over a BroadcastChannel between
+ * tabs), and as its agent streams: each change renders the page once more.
+ */
+let following: RunId | undefined;
+let unfollow = (): void => {};
+function follow(runId: RunId | undefined): void {
+  if (runId === following) return;
+  unfollow();
+  following = runId;
+  unfollow = runId === undefined ? () => {} : driver.watch(runId, () => void refresh());
 }
 
 /** Resumes every runnable run at `at` (a busy run's lease expiry), unless this tab is driving then (the loop below comes back). */
@@ -232,8 +247,9 @@ $("model-form").addEventListener("submit", (e) => {
   location.reload();
 });
 
-// Live: the journal and the list follow what this tab, or any other, writes.
-setInterval(() => void refresh(), 400);
+// Live: the selected run's journal is pushed (follow, above); the list, and
+// what the clock changes (a lease's expiry), are looked at again every second.
+setInterval(() => void refresh(), 1000);
 // The resume loop: a run left by a closed (or reloaded) tab is taken over
 // once its lease expires (see resumeAt), and anything runnable nobody holds
 // (a failed drive, an answer given in another tab) is picked up here.
