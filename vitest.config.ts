@@ -9,6 +9,16 @@ import { scaled } from "./test/helpers/time.js";
 
 export default defineConfig({
   test: {
+    // `npm run coverage` (scripts/coverage.ts) turns it on, one project at a
+    // time, and merges the projects' reports with the workerd project's
+    // (instrumented Worker bundles, test/helpers/workerd.ts).
+    coverage: {
+      provider: "istanbul",
+      include: ["src/**/*.ts", "adapters/**/*.ts"],
+      exclude: ["**/*.d.ts"],
+      reporter: ["json"],
+      reportsDirectory: process.env["ISOAGENT_COVERAGE_DIR"] ?? "coverage/vitest",
+    },
     projects: [
       {
         test: {

@@ -296,9 +296,20 @@ export async function checkCoreNeutral(entry = "src/index.ts", options: NeutralO
   return { problems, inputs };
 }
 
-/** Bundles a Worker entry as a Workers deployment would (the Workers conditions of the package build), in memory. */
-export async function bundleWorker(entry: string): Promise<string> {
-  const bundle = await build({ entryPoints: [entry], bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, alias: NO_ZLIB.alias!, external: ["cloudflare:*"], target: "es2022", write: false, logLevel: "silent" });
+/**
+ * Bundles a Worker entry as a Workers deployment would (the Workers
+ * conditions of the package build), in memory. With `coverage`, the
+ * project's sources are instrumented with istanbul and the Worker answers
+ * `GET /__isoagent_coverage__` with its counters (`npm run coverage`).
+ */
+export async function bundleWorker(entry: string, options: { coverage?: boolean } = {}): Promise<string> {
+  let input: BuildOptions = { entryPoints: [entry] };
+  if (options.coverage === true) {
+    // Loaded only here: the instrumenter is a coverage run's dependency alone.
+    const { coverageEntry, istanbulPlugin } = await import("./instrument.js");
+    input = { stdin: { contents: coverageEntry(entry), resolveDir: process.cwd(), sourcefile: "coverage-entry.js", loader: "js" }, plugins: [istanbulPlugin()] };
+  }
+  const bundle = await build({ ...input, bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, alias: NO_ZLIB.alias!, external: ["cloudflare:*"], target: "es2022", write: false, logLevel: "silent" });
   return bundle.outputFiles[0]!.text;
 }
 

@@ -191,22 +191,19 @@ export class Session {
     try {
       this.event("run.resumed", { owner: this.lease.owner, token: this.lease.token });
       stopped = await this.loop();
-      return this.outcome(stopped);
     } catch (e) {
       if (isCrash(e)) {
         this.crashed = true;
-        return this.outcome("crashed");
-      }
-      if (e instanceof LeaseLost) return this.outcome("lease_lost");
-      if (e instanceof Interrupted) return this.outcome("signal");
-      if (e instanceof StoreError && STORE_FAILURE_CODES.has(e.code as StoreErrorCode)) {
+        stopped = "crashed";
+      } else if (e instanceof LeaseLost) stopped = "lease_lost";
+      else if (e instanceof Interrupted) stopped = "signal";
+      else if (e instanceof StoreError && STORE_FAILURE_CODES.has(e.code as StoreErrorCode)) {
         // The store cannot take writes (quota, a closed database): stop here,
         // writing nothing more; what is journaled stays consistent.
         this.failed = { code: e.code, message: e.message };
         this.pending = [];
-        return this.outcome("store_error");
-      }
-      throw e;
+        stopped = "store_error";
+      } else throw e;
     } finally {
       this.cancelRenewal?.();
       if (this.failed !== undefined) {
@@ -220,6 +217,9 @@ export class Session {
         if (!this.lost) await this.ctx.store.releaseLease(this.lease);
       }
     }
+    // After the last flush: what it appended, or dropped when an operator's
+    // answer made it moot, is what the outcome reports.
+    return this.outcome(stopped);
   }
 
   private async loop(): Promise<RunOutcome["stopped"]> {

@@ -214,6 +214,39 @@ describe("what the agent is shown of a result", () => {
     });
   });
 
+  describe("audit finding 1: the cap at its edges", () => {
+    // What the agent is shown of outputs that sit exactly on the cap, one
+    // byte over it, and multibyte text whose UTF-8 is between 2 and 3 times
+    // its length (a UTF-16 unit is at most 3 bytes, the quick bound).
+    async function shown(outputs: string[], maxVisibleBytes: number, strategy: "head" | "tail" = "tail") {
+      const tools = outputs.map((text, k) => tool(`out${k}`, () => text, { outputPolicy: { maxVisibleBytes, strategy, keepFull: false } }));
+      const h = harness([calls(...outputs.map((_, k) => call(`out${k}`))), final("ok")], { tools });
+      await h.driver().start("t");
+      return (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.finished").map((e) => e["observation"]);
+    }
+
+    it("shows an output of exactly the cap whole, and cuts one byte over it (fails with `bytes.length <= max` as `<= max + 1`, or as `< max`)", async () => {
+      const [at, over] = await shown(["0123456789", "0123456789A"], 10);
+      expect(at).toEqual({ type: "result", content: "0123456789" });
+      expect(over).toEqual({ type: "result", content: "[truncated: showing the last 10 of 11 bytes; the rest was not kept]\n123456789A", truncated: { strategy: "tail", totalBytes: 11, shownBytes: 10, artifact: "" } });
+      // Multibyte: 3 + 2 + 3 + 3 = 11 bytes in 4 units, at a cap of 11 and of 10.
+      const [multiAt] = await shown(["€é€€"], 11);
+      expect(multiAt).toEqual({ type: "result", content: "€é€€" });
+      const [multiOver] = await shown(["€é€€"], 10);
+      expect(multiOver).toEqual({ type: "result", content: "[truncated: showing the last 8 of 11 bytes; the rest was not kept]\né€€", truncated: { strategy: "tail", totalBytes: 11, shownBytes: 8, artifact: "" } });
+    });
+
+    it("cuts multibyte output between 2 and 3 times its length over the cap (fails with the quick bound `text.length * 3` as `* 2`)", async () => {
+      // 4 units, 12 bytes: 4 * 2 = 8 fits a cap of 10 by the mutated bound,
+      // and the agent would see 12 bytes.
+      const [head] = await shown(["€€€€"], 10, "head");
+      expect(head).toEqual({ type: "result", content: "€€€\n[truncated: showing the first 9 of 12 bytes; the rest was not kept]", truncated: { strategy: "head", totalBytes: 12, shownBytes: 9, artifact: "" } });
+      // And exactly at the cap by the true bound: 3 units, 9 bytes, whole.
+      const [whole] = await shown(["€€€"], 9, "head");
+      expect(whole).toEqual({ type: "result", content: "€€€" });
+    });
+  });
+
   it("redacts configured secrets and common token shapes from results, errors and artifacts", async () => {
     const leaky = tool("env", () => ({ db: "postgres://app:hunter2hunter2@db/prod", openai: "sk-proj-abcdefghijklmnopqrstuvwxyz012345", note: "fine" }));
     const loud = tool("loud", () => {

@@ -130,11 +130,12 @@ describe("the gate: arguments, permission, approval", () => {
     await expect(driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash: wrong, by: "mallory" })).rejects.toThrow(
       `the answer quotes request 000000000000…, but approval apr.1.s1c1.1 of run run_1 is for request ${requestHash.slice(0, 12)}…`,
     );
-    try {
-      await driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash: wrong, by: "mallory" });
-    } catch (e) {
-      expect(isIsoagentError(e, "APPROVAL_HASH_MISMATCH")).toBe(true);
-    }
+    // Audit finding 7: this asserted inside a catch that might never run.
+    const refused: unknown = await driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash: wrong, by: "mallory" }).then(
+      () => "approved",
+      (e: unknown) => e,
+    );
+    expect(isIsoagentError(refused, "APPROVAL_HASH_MISMATCH"), String(refused)).toBe(true);
     expect((await h.store.read("run_1" as never)).length).toBe(5);
 
     await driver.approve(waiting.runId, "apr.1.s1c1.1" as never, { requestHash, by: "ana", reason: "looks right" });

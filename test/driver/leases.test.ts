@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, Crash, createDriver, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, strictObject, type Faults, type Store, type Tool } from "../../src/index.js";
 import { findStranded } from "../../src/testkit/index.js";
+import { scaled } from "../helpers/time.js";
 import { harness } from "./helpers.js";
 
 const TTL = 3_000;
@@ -82,4 +83,60 @@ describe("a lease renewed while the run never yields to timers", () => {
     expect(outcome.status).toBe("completed");
     expect(clock.now() - Date.UTC(2026, 0, 1)).toBe(steps * 5_000);
   });
+});
+
+describe("a lease lost through renewal (issue 21, audit finding 4)", () => {
+  // The renewal timer renews a third of the lease's time to live apart. When
+  // the store refuses the renewal (another driver took the run) or fails,
+  // the run in progress is aborted: the agent's decision is cancelled with
+  // "lease lost" and the run stops as lease_lost, journaling nothing more.
+  // Mutations this fails on (session.ts): loseLease without
+  // agentAbort.abort; renew() ignoring a null renewal; renew()'s catch
+  // swallowing the failure without losing the lease.
+  const refusals: [string, () => Promise<never> | Promise<null>][] = [
+    ["answers that the lease is gone", async () => null],
+    ["fails", async () => Promise.reject(new Error("store unreachable"))],
+  ];
+  for (const [what, renewLease] of refusals) {
+    it(`aborts the agent's decision in progress when a renewal ${what}`, async () => {
+      const inner = memoryStore();
+      // Renewals succeed until the agent is deciding, so the loss always
+      // falls while it thinks, however slow the machine is to get there.
+      let deciding = false;
+      let renewals = 0;
+      const store = new Proxy(inner, {
+        get(target, p) {
+          if (p === "renewLease") return (...a: Parameters<Store["renewLease"]>) => (deciding ? (renewals++, renewLease()) : target.renewLease(...a));
+          const v = Reflect.get(target, p, target) as unknown;
+          return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      }) as Store;
+      let aborted: unknown;
+      // An agent that thinks until it is told to stop; a deadline (not a
+      // budget: the abort comes at the next renewal, within half a second)
+      // so that a run that is never aborted fails the assertion below
+      // instead of hanging.
+      const agent = {
+        decide: (_view: unknown, { signal }: { signal: AbortSignal }) =>
+          new Promise<never>((_, reject) => {
+            deciding = true;
+            const stop = (): void => {
+              clearTimeout(deadline);
+              aborted = signal.reason;
+              reject(signal.reason as Error);
+            };
+            const deadline = setTimeout(() => reject(new Error("never aborted")), scaled(20_000));
+            if (signal.aborted) stop();
+            else signal.addEventListener("abort", stop);
+          }),
+      };
+      const driver = createDriver({ store, agent: agent as never, tools: [], leaseTtlMs: 1_500 });
+      const outcome = await driver.start("t");
+      expect(renewals).toBeGreaterThan(0);
+      expect((aborted as Error | undefined)?.message).toBe("lease lost");
+      expect(outcome.stopped).toBe("lease_lost");
+      const events = await inner.read(outcome.runId);
+      expect(events.map((e) => e.type)).toEqual(["run.created"]);
+    });
+  }
 });

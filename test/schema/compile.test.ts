@@ -119,12 +119,29 @@ describe("compileSchema refusals, pinned by exact value", () => {
   });
 
   it("every refusal is an IsoagentError with its code", () => {
-    try {
-      compileSchema({ $ref: "http://x/y" });
-    } catch (e) {
-      expect(isIsoagentError(e, "SCHEMA_EXTERNAL_REF")).toBe(true);
-      expect((e as SchemaError).ref).toBe("http://x/y");
-      expect((e as Error).name).toBe("SchemaError");
+    // Audit finding 7: this test asserted inside a catch that might never run,
+    // and checked one refusal. Now one schema per code, each of which must
+    // throw: it fails when any of them compiles.
+    let deep: unknown = {};
+    for (let k = 0; k < 300; k++) deep = { not: deep };
+    const cases: [unknown, string, Record<string, unknown>][] = [
+      [undefined, "SCHEMA_MISSING", { rule: "missing", pointer: undefined, ref: undefined }],
+      ["{,}", "SCHEMA_NOT_JSON", { rule: "not valid JSON" }],
+      [deep, "SCHEMA_TOO_DEEP", { rule: "nested deeper than 256 levels" }],
+      [{ $ref: "http://x/y" }, "SCHEMA_EXTERNAL_REF", { rule: "refers outside itself", pointer: "/$ref", ref: "http://x/y" }],
+      [{ $schema: "http://json-schema.org/draft-07/schema#", unevaluatedProperties: false }, "SCHEMA_UNSUPPORTED_KEYWORD", { rule: "unsupported keyword" }],
+      [{ type: "object", minProperties: -1 }, "SCHEMA_INVALID", { rule: "does not compile" }],
+    ];
+    for (const [schema, code, fields] of cases) {
+      let caught: unknown = "compiled";
+      try {
+        compileSchema(schema);
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught, code).toBeInstanceOf(SchemaError);
+      expect(isIsoagentError(caught, code as never), code).toBe(true);
+      expect(caught, code).toMatchObject({ name: "SchemaError", code, ...fields });
     }
   });
 });

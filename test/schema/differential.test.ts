@@ -11,11 +11,14 @@ await loadFullSchemaSupport();
 
 /**
  * The fast evaluator must give @cfworker/json-schema's verdict, and the same
- * issues (location and message, in order), on everything it takes.
+ * issues (keyword, keyword location, instance location and message, in
+ * order), on everything it takes. One known difference: @cfworker reports a
+ * false subschema without its location (src/schema/issues.ts leaves it ""),
+ * where the fast evaluator gives it; that one location is not compared.
  */
 const shape = (c: CompiledSchema, v: unknown): unknown => {
   const r = c.validate(v as JsonValue);
-  return { valid: r.valid, issues: r.issues.map((i) => `${i.instanceLocation} ${i.message}`) };
+  return { valid: r.valid, issues: r.issues.map((i) => `${i.keyword} ${i.keyword === "false" ? "" : i.keywordLocation} ${i.instanceLocation} ${i.message}`) };
 };
 
 const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
@@ -119,7 +122,52 @@ const SCHEMAS: unknown[] = [
     properties: { m: { minimum: 2, exclusiveMinimum: true, maximum: 5, exclusiveMaximum: false }, r: { $ref: "#/definitions/r", type: "string" } },
     definitions: { r: { type: "integer" } },
   },
+  {
+    type: ["object", "array", "string", "number"],
+    minLength: 2,
+    maxLength: 3,
+    multipleOf: 0.01,
+    minimum: -4,
+    maximum: 1e21,
+    minItems: 1,
+    maxItems: 3,
+    prefixItems: [{ type: "string" }],
+    items: { enum: [1, [1], { a: 1 }, "x", null] },
+    contains: { type: "number" },
+    minContains: 1,
+    maxContains: 2,
+    required: ["a", "b"],
+    propertyNames: { pattern: "^[a-z]+$" },
+    dependentRequired: { a: ["b", "c"], k: ["z"] },
+    dependentSchemas: { m: { required: ["n"] }, n: { properties: { m: { const: { k: [1] } } } } },
+    properties: { undefined: { type: "string" }, v: { multipleOf: 1e-8 }, a: { multipleOf: 2.5, exclusiveMinimum: -1 } },
+  },
+  {
+    anyOf: [{ type: "string", pattern: "^😀", maxLength: 2 }, { type: "array", items: false, minItems: 0 }, { type: "array", prefixItems: [true, false] }, { const: [1, { a: 1 }] }],
+    uniqueItems: true,
+    oneOf: [{ minLength: 1 }, { maxItems: 2 }, { required: ["zz"] }, true],
+  },
 ];
+
+/**
+ * A schema wrapped so that it is evaluated inside not, anyOf, allOf or if
+ * (where the fast evaluator only answers, without explaining), its $defs,
+ * definitions and $schema lifted to the new root so that its references
+ * still resolve.
+ */
+function wrapped(schema: unknown): unknown[] {
+  const { $defs, definitions, $schema, ...inner } = schema as Record<string, unknown>;
+  const root = { ...($defs === undefined ? {} : { $defs }), ...(definitions === undefined ? {} : { definitions }), ...($schema === undefined ? {} : { $schema }) };
+  const draft04 = typeof $schema === "string" && $schema.includes("draft-04");
+  return [
+    { ...root, not: inner },
+    { ...root, anyOf: [inner, { enum: ["never this"] }] },
+    { ...root, allOf: [{}, inner] },
+    { ...root, not: { allOf: [{}, inner] } },
+    // if/then/else came with draft-07.
+    ...(draft04 ? [] : [{ ...root, if: inner, then: { enum: ["matched"] }, else: { not: { enum: [7] } } }]),
+  ];
+}
 
 function randomValue(r: () => number, depth: number): unknown {
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -129,22 +177,22 @@ function randomValue(r: () => number, depth: number): unknown {
     case 1:
       return r() < 0.5;
     case 2:
-      return pick([0, 1, 2, 3, 4, 5, 6, 7, -3, -4, 2.5, 1e21, 0.1]);
+      return pick([0, 1, 2, 3, 4, 5, 6, 7, -3, -4, 2.5, 1e21, 0.1, 0.01, 0.3, 4.5, 7.5, -0.5, 1e-7, 1.1e-8, 3e-8, 6.000001, 1e308, 123.45]);
     case 3:
     case 4:
-      return pick(["", "a", "x", "Ab", "abcdefghijklmnop", "é😀", "x-1", "n"]);
+      return pick(["", "a", "x", "Ab", "abcdefghijklmnop", "é😀", "x-1", "n", "😀", "😀😀", "😀x", "\u{10000}", "\u{10FFFF}ab", "\u{103FF}\u{10000}", "ab😀", "abc"]);
     case 5:
-      return Array.from({ length: Math.floor(r() * 4) }, () => randomValue(r, depth + 1));
+      return Array.from({ length: Math.floor(r() * 5) }, () => randomValue(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let n = Math.floor(r() * 5); n > 0; n--) o[pick(["path", "mode", "n", "tags", "meta", "v", "next", "x-a", "n1", "a", "b", "c", "d", "k", "z", "m", "r", "zz", "abc"])] = randomValue(r, depth + 1);
+      for (let n = Math.floor(r() * 5); n > 0; n--) o[pick(["path", "mode", "n", "tags", "meta", "v", "next", "x-a", "n1", "a", "b", "c", "d", "k", "z", "m", "r", "zz", "abc", "undefined", "A1"])] = randomValue(r, depth + 1);
       return o;
     }
   }
 }
 
 describe("fast evaluator = reference evaluator, on fuzzed instances", () => {
-  it("agrees on 20,000 random instances over tool-like schemas", () => {
+  it("agrees on 30,000 random instances over tool-like schemas", () => {
     const r = rng(7);
     for (const schema of SCHEMAS) {
       const auto = compileSchema(schema);
@@ -155,5 +203,20 @@ describe("fast evaluator = reference evaluator, on fuzzed instances", () => {
         expect(shape(auto, v), JSON.stringify(v)).toEqual(shape(reference, v));
       }
     }
-  });
+  }, 120_000);
+
+  it("agrees on the same schemas inside not, anyOf, allOf and if, where the fast evaluator answers without explaining (29,000 instances)", () => {
+    const r = rng(8);
+    for (const schema of SCHEMAS) {
+      for (const w of wrapped(schema)) {
+        const auto = compileSchema(w);
+        const reference = compileSchema(w, { evaluator: "reference" });
+        expect(auto.evaluator, JSON.stringify(w)).toBe("fast");
+        for (let n = 0; n < 1000; n++) {
+          const v = randomValue(r, 0);
+          expect(shape(auto, v), `${JSON.stringify(w)} ${JSON.stringify(v)}`).toEqual(shape(reference, v));
+        }
+      }
+    }
+  }, 120_000);
 });
