@@ -27,6 +27,7 @@ const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
 const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
 const { benchOtel, otelResults, printOtel } = await import("./otel.js");
+const { benchMove, moveResults, printMove } = await import("./move.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { benchBash, bashResults, printBash } = await import("./bash.js");
@@ -85,6 +86,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchOtel({ quick });
     printOtel(f);
     return otelResults(f);
+  },
+  move: async () => {
+    const f = await benchMove({ quick });
+    printMove(f);
+    return moveResults(f);
   },
   bundle: async () => {
     const f = await benchBundles();

@@ -15,7 +15,8 @@
  * (json and html), coverage/summary.md and coverage/summary.json.
  *
  * `--check` fails when a folder's figure is more than 2 points below the
- * committed baseline (test/coverage/baseline.json); `--write-baseline`
+ * committed baseline (or, in a folder where one item is worth more, more
+ * than one item below it) (test/coverage/baseline.json); `--write-baseline`
  * rewrites the baseline from this run.
  */
 import { createCoverageMap, type CoverageMap, type CoverageMapData } from "@vitest/istanbul-lib-coverage";
@@ -174,7 +175,12 @@ if (args.has("--check")) {
       continue;
     }
     for (const m of METRICS) {
-      if (now[m]! < base[m] - TOLERANCE) problems.push(`${folder}: ${m} ${now[m]}% is more than ${TOLERANCE} points below its baseline of ${base[m]}%`);
+      // In a folder so small that one line or branch is worth more than the
+      // tolerance (adapters/mcp-stdio has 7 branches), one item may move with
+      // timing: a drop of one item is not a regression.
+      const items = total.get(folder)![m].total;
+      const slack = Math.max(TOLERANCE, items > 0 ? 100 / items + 0.05 : 0);
+      if (now[m]! < base[m] - slack) problems.push(`${folder}: ${m} ${now[m]}% is more than ${slack === TOLERANCE ? TOLERANCE : `${slack.toFixed(1)} (one of its ${items})`} points below its baseline of ${base[m]}%`);
     }
   }
   if (problems.length > 0) {

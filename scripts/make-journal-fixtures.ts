@@ -1,5 +1,5 @@
 /**
- * Writes the journal fixtures of the version this code writes (v2) under
+ * Writes the journal fixtures of the version this code writes (v3) under
  * test/fixtures/journals/, from deterministic runs (manual clock, sequential
  * ids, fixed owners). Fixtures are never edited: this script refuses to
  * overwrite one. The v1 fixtures were written by version 1 of this script
@@ -8,6 +8,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { call, calls, createDriver, Crash, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, abortRun, trimContext, type Tool } from "../src/index.js";
+import { localPlace, moveRun, toolShapes } from "../src/move/index.js";
 
 const dir = "test/fixtures/journals";
 const files: Record<string, string> = { "notes.md": "hello", "colour.txt": "\u001b[31mred\u001b[0m", "long.md": "long ".repeat(400) };
@@ -85,4 +86,31 @@ await save("v2-compacted", async () => {
   const agent = scriptedAgent([step(), step(), step(), step(), final("read")]);
   const d = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, agent, context: { budgetTokens: 900, strategy: trimContext({ keepRecent: 1 }) } });
   return { store, runId: (await d.start("read long.md four times")).runId };
+});
+
+// v3: a run moved from one place to another (run.moved, the seal of the
+// source), approved and continued there, moved back and completed where it
+// began: two seals, lease tokens rising across both.
+await save("v3-moved", async () => {
+  const clock = manualClock();
+  const tab = memoryStore({ clock });
+  const edge = memoryStore({ clock });
+  const ask = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
+  const agent = () => scriptedAgent([calls(call("write_file", { path: "m.md", content: "moved" })), final("written after two moves")]);
+  const shapes = toolShapes(tools);
+  const here = localPlace(tab, { name: "tab:fixture", tools: shapes, clock });
+  const there = localPlace(edge, { name: "edge", tools: shapes, clock });
+  const inTab = createDriver({ store: tab, clock, ids: sequentialIds(), owner: "tab-driver", tools, policy: ask, policyVersion: "p1", agent: agent() });
+  const waiting = await inTab.start("write m.md, wherever you are");
+  clock.advance(1000);
+  await moveRun(waiting.runId, here, there);
+  clock.advance(1000);
+  const atEdge = createDriver({ store: edge, clock, owner: "edge-host", tools, policy: ask, policyVersion: "p1", agent: agent() });
+  const [a] = waiting.approvals;
+  await atEdge.approve(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "console" });
+  clock.advance(1000);
+  await moveRun(waiting.runId, there, here);
+  clock.advance(1000);
+  await inTab.resume(waiting.runId);
+  return { store: tab, runId: waiting.runId };
 });

@@ -27,6 +27,7 @@ import { Miniflare } from "miniflare";
 import { describeAgent, modelFromEnv } from "../examples/model.js";
 import { DEMO_TASK } from "../examples/notes-agent.js";
 import { bundleWorker } from "./lib/bundle.js";
+import { buildBrowserExample } from "./lib/example-browser.js";
 import { RUN_OBJECTS } from "./lib/worker.js";
 
 const argv = process.argv.slice(2);
@@ -54,8 +55,11 @@ const token = localToken();
 // A model key in the environment reaches the Worker as its secret would.
 const MODEL_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ISOAGENT_MODEL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ISOAGENT_MCP_URL", "ISOAGENT_MCP_TOKEN", "ISOAGENT_MCP_TRUST", "ISOAGENT_RUN_TOKEN"];
 const modelBindings = Object.fromEntries(MODEL_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+// The browser example, served by the Worker at /app/ (its static assets), same origin as the console.
+const appDir = await buildBrowserExample(join(dataDir, "app"));
 const mf = new Miniflare({
   name: "isoagent",
+  assets: { directory: appDir, binding: "ASSETS", routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true } },
   modules: true,
   script: await bundleWorker("examples/worker/index.ts"),
   compatibilityDate: "2026-07-01",
@@ -102,6 +106,7 @@ if (runs.length === 0 || check) demo = (await api<{ runId: string }>("/runs", { 
 
 console.log(`isoagent's Worker on workerd (miniflare), storage in ${join(dataDir, "do")}`);
 console.log(`  console:  ${base}/login#token=${token}`);
+console.log(`  app:      ${base}/app/ (the browser example: runs in the tab, "Continue in the cloud" moves one here; log in to the console first)`);
 console.log(`  API:      curl -H "Authorization: Bearer ${token}" ${base}/runs`);
 console.log(`  MCP:      ${base}/mcp (the runs as MCP tools, same token${process.env["ISOAGENT_MCP_URL"] ? `; the runs use the tools of ${process.env["ISOAGENT_MCP_URL"]}` : ""})`);
 console.log(`  token:    ${token} (kept in ${join(dataDir, "token")})`);

@@ -62,6 +62,22 @@ export type IsoagentErrorCode =
   | "STORE_QUOTA_EXCEEDED"
   | "STORE_BLOCKED"
   | "STORE_CLOSED"
+  // custody: a run this store does not own (isoagent/move)
+  | "RUN_MOVED"
+  | "RUN_IN_TRANSIT"
+  | "RUN_MIRROR"
+  | "RUN_OWNED"
+  // run bundles and moves (isoagent/move)
+  | "BUNDLE_INVALID"
+  | "BUNDLE_VERSION"
+  | "BUNDLE_TRUNCATED"
+  | "BUNDLE_REORDERED"
+  | "BUNDLE_TAMPERED"
+  | "BUNDLE_ARTIFACT_MISSING"
+  | "BUNDLE_TOO_LARGE"
+  | "RUN_DIVERGED"
+  | "MOVE_FENCED"
+  | "MOVE_REFUSED"
   // driver
   | "TOOL_SHAPE_CHANGED"
   | "APPROVAL_NOT_FOUND"

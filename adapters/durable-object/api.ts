@@ -2,14 +2,17 @@
  * What a run object answers over RPC, and the types its callers share (the
  * Store client, the HTTP backend, the index's sweep).
  */
-import type { ApprovalAnswer, ApprovalId, AppendGuard, ArtifactRef, JournalEvent, JsonValue, Lease, LeaseView, RunCreated, RunId, RunOutcome, RunState, RunStatus, Settlement, Snapshot, StepProgress } from "../../src/index.js";
+import type { ApprovalAnswer, ApprovalId, AppendGuard, ArtifactRef, Custody, ImportGuard, JournalEvent, JsonValue, Lease, LeaseView, RunCreated, RunId, RunOutcome, RunState, RunStatus, Settlement, Snapshot, StepProgress } from "../../src/index.js";
 import type { RunIndex } from "./index-object.js";
+import type { ImportResult } from "../../src/move/index.js";
 import type { Wire } from "./wire.js";
 
 /** The bindings a run object needs: its own namespace (for artifact shards) and the index. */
 export interface RunBindings {
   readonly RUNS: DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
   readonly RUN_INDEX: DurableObjectNamespace<RunIndex>;
+  /** This deployment's place name, as the seals handing runs to it name it (isoagent/move). Default "edge". */
+  readonly ISOAGENT_PLACE?: string;
 }
 
 /** An operator's operation on a hosted run, for fault injection. */
@@ -28,7 +31,10 @@ export type OperatorPoint = "begin" | "armed" | "appended" | "reported" | "drivi
  * operation at one of its await points, or a drive that has finished its
  * pass (before it looks whether it must go round again).
  */
-export type HostFaultPoint = `${OperatorOp}/${OperatorPoint}` | "drive/finished";
+export type HostFaultPoint = `${OperatorOp}/${OperatorPoint}` | "drive/finished" | MoveFaultPoint;
+
+/** Where the crash tests may reset a run object in a move: after an import's write (before its answer), after a seal (before its answer). */
+export type MoveFaultPoint = "move/imported" | "move/sealed";
 
 /** What a run object says of its run when asked by the index's sweep or a check. */
 export interface RunCheck {
@@ -57,6 +63,16 @@ export interface RunObjectApi {
   storeCreateRun(first: RunCreated): Promise<Wire<null>>;
   storeAppend(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<Wire<{ seq: number; hash: string }>>;
   storeRead(runId: RunId, fromSeq: number): Promise<Wire<JournalEvent[]>>;
+  storeImportEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<Wire<{ seq: number; hash: string; custody: Custody | undefined }>>;
+  /** The run's custody (null: this object owns it). */
+  storeCustody(runId: RunId): Promise<Wire<Custody | null>>;
+  storeAbandonTransit(runId: RunId): Promise<Wire<boolean>>;
+  /** The run as its bundle's bytes, from `fromSeq` (isoagent/move). */
+  moveExport(runId: RunId, fromSeq: number): Promise<Wire<ReadableStream<Uint8Array>>>;
+  /** Imports a bundle into this object's copy of its run; a bundle handing the run here makes this object drive it. */
+  moveImport(body: ReadableStream<Uint8Array>, options: { role: "mirror" | "in_transit"; runId?: string; maxBytes: number }): Promise<Wire<Omit<ImportResult, "custody"> & { custody: Custody | undefined }>>;
+  /** Seals the run here in favour of the place `to`. */
+  moveRelease(runId: RunId, to: string): Promise<Wire<{ seq: number; epoch: number }>>;
   storeAcquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Wire<Lease | null>>;
   storeRenewLease(lease: Lease, ttlMs: number): Promise<Wire<Lease | null>>;
   storeReleaseLease(lease: Lease): Promise<Wire<null>>;

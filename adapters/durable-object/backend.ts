@@ -7,6 +7,7 @@ import type { RunsBackend } from "../../src/http/index.js";
 import { listWithLeases } from "./leases.js";
 import { artifactShard, runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
 import { unwire } from "./wire.js";
+import { durableObjectMoves } from "./move.js";
 
 /** Run ids this isolate has seen exist (bounded). */
 const known = new Set<string>();
@@ -29,7 +30,12 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     }
     return runObject(env.RUNS, runId);
   };
+  const remember = (runId: string): void => {
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.add(runId);
+  };
   return {
+    move: durableObjectMoves(env, run, remember, env.ISOAGENT_PLACE),
     async create(task) {
       const runId = ids.runId();
       const created = unwire(await runObject(env.RUNS, runId).host(runId, task));

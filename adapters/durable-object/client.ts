@@ -36,6 +36,15 @@ export function durableObjectStore(options: DurableObjectStoreOptions): Store {
     async read(runId, fromSeq = 1) {
       return unwire(await run(runId).storeRead(runId, fromSeq));
     },
+    async importEvents(runId, events, guard) {
+      return unwire(await run(runId).storeImportEvents(runId, events, guard));
+    },
+    async custody(runId) {
+      return unwire(await run(runId).storeCustody(runId)) ?? undefined;
+    },
+    async abandonTransit(runId) {
+      return unwire(await run(runId).storeAbandonTransit(runId));
+    },
     async acquireLease(runId, owner, ttlMs) {
       return unwire(await run(runId).storeAcquireLease(runId, owner, ttlMs));
     },

@@ -3,6 +3,7 @@
  * and reconciliation of each, given the object it runs in.
  */
 import type { Agent, Faults, JsonValue, Limits, Policy, ReconcileHook, RunId, Tool } from "../../src/index.js";
+import type { Workspace } from "../../src/toolkit/index.js";
 import type { HostFaultPoint, RunBindings } from "./api.js";
 import type { RunObjectOtel } from "./otel.js";
 
@@ -26,6 +27,8 @@ export interface RunObjectConfig<Env extends RunBindings> {
   reconcile?(ctx: HostContext<Env>): ReconcileHook;
   secrets?(env: Env): readonly string[];
   readonly limits?: Partial<Limits>;
+  /** The workspace the run's tools act on: it moves with the run (isoagent/move: its files and receipts go in the run's bundle). */
+  workspace?(ctx: HostContext<Env>): Workspace;
   /** Default 15,000 ms. */
   readonly leaseTtlMs?: number;
   /**

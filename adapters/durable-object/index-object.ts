@@ -13,7 +13,7 @@
  * re-armed, or reported when no host of its own drives it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { RUN_STATUSES, TERMINAL_STATUSES, type RunFilter, type RunHead, type RunStatus } from "../../src/index.js";
+import { RUN_STATUSES, TERMINAL_STATUSES, type Custody, type RunFilter, type RunHead, type RunStatus } from "../../src/index.js";
 import { Alarm } from "./alarm.js";
 import { runObject, type RunBindings, type RunCheck } from "./api.js";
 import { unwire } from "./wire.js";
@@ -57,6 +57,8 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     if (!ctx.storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('runs')").toArray().some((c) => c.name === "title")) {
       ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN title TEXT");
     }
+    // A copy's custody (isoagent/move: a mirror, a run in transit, one that moved away); null for a run its object owns.
+    if (!ctx.storage.sql.exec<{ name: string }>("PRAGMA table_info(runs)").toArray().some((c) => c.name === "custody")) ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN custody TEXT");
   }
 
   private sweepMs(): number {
@@ -65,15 +67,16 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
   }
 
   /** Records a run's head unless the index already has a later one; a run not ended keeps the sweep armed. */
-  async report(s: RunHead): Promise<void> {
+  async report(s: RunHead & { custody?: Custody }): Promise<void> {
     this.ctx.storage.sql.exec(
-      "INSERT INTO runs (runId, status, createdAt, updatedAt, seq, title) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (runId) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt, seq = excluded.seq, title = coalesce(runs.title, excluded.title) WHERE excluded.seq >= runs.seq",
+      "INSERT INTO runs (runId, status, createdAt, updatedAt, seq, title, custody) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (runId) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt, seq = excluded.seq, title = coalesce(runs.title, excluded.title), custody = excluded.custody WHERE excluded.seq >= runs.seq",
       s.runId,
       s.status,
       s.createdAt,
       s.updatedAt,
       s.seq,
       s.title ?? null,
+      s.custody === undefined ? null : JSON.stringify(s.custody),
     );
     if (!TERMINAL_STATUSES.has(s.status)) await this.alarmClock.arm(Date.now() + this.sweepMs());
   }
@@ -83,7 +86,7 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     return this.ctx.storage.sql.exec("SELECT 1 FROM runs WHERE runId = ?", runId).toArray().length > 0;
   }
 
-  list(filter: RunFilter = {}): RunHead[] {
+  list(filter: RunFilter = {}): (RunHead & { custody?: Custody })[] {
     // Distinct known statuses only: a filter never grows the statement past SQLite's bound parameters.
     const statuses = [...new Set(filter.status ?? [])].filter((s) => RUN_STATUSES.includes(s));
     if (filter.status !== undefined && filter.status.length > 0 && statuses.length === 0) return [];
@@ -98,9 +101,9 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     const where = conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
     const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
     return this.ctx.storage.sql
-      .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number; title: string | null }>(`SELECT runId, status, createdAt, updatedAt, seq, title FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`, ...params, limit)
+      .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number; title: string | null; custody: string | null }>(`SELECT runId, status, createdAt, updatedAt, seq, title, custody FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`, ...params, limit)
       .toArray()
-      .map((r) => ({ runId: r.runId as RunHead["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === null ? {} : { title: r.title }) }));
+      .map((r) => ({ runId: r.runId as RunHead["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === null ? {} : { title: r.title }), ...(r.custody === null ? {} : { custody: JSON.parse(r.custody) as Custody }) }));
   }
 
   /**

@@ -15,7 +15,8 @@ export async function listWithLeases(runs: RunBindings["RUNS"], list: () => Prom
   return Promise.all(
     heads.map(async (h): Promise<RunSummary> => ({
       ...h,
-      lease: TERMINAL_STATUSES.has(h.status) ? null : unwire(await runObject(runs, h.runId).storeLease(h.runId)),
+      // (A copy of a run owned elsewhere has no lease here.)
+      lease: TERMINAL_STATUSES.has(h.status) || (h as RunSummary).custody !== undefined ? null : unwire(await runObject(runs, h.runId).storeLease(h.runId)),
     })),
   );
 }

@@ -3,7 +3,7 @@
  * (no RPC but to the index and the artifact shards). It runs the store
  * conformance suite like every other store (test/workerd/do.test.ts).
  */
-import { sha256HexSync, type AppendGuard, type JournalEvent, type RunCreated, type RunFilter, type RunId, type RunStatus, type Store } from "../../src/index.js";
+import { sha256HexSync, type AppendGuard, type Custody, type ImportGuard, type JournalEvent, type RunCreated, type RunFilter, type RunId, type RunStatus, type Store } from "../../src/index.js";
 import type { RunIndex } from "./index-object.js";
 import { listWithLeases } from "./leases.js";
 import { artifactShard, runObject, type RunBindings } from "./api.js";
@@ -18,6 +18,7 @@ export interface LocalHost {
   readonly env: RunBindings;
   createHere(first: RunCreated): Promise<void>;
   appendHere(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }>;
+  importHere(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<{ seq: number; hash: string; custody: Custody | undefined }>;
   /** Resolves once the object's writes so far are durable (`storage.sync()`). */
   sync(): Promise<void>;
 }
@@ -33,6 +34,9 @@ export function localStore(host: LocalHost, sync: boolean): Store {
     createRun: (first) => host.createHere(first),
     append: (runId, events, guard, status) => host.appendHere(runId, events, guard, status),
     read: async (runId, fromSeq) => sql.read(runId, fromSeq),
+    importEvents: (runId, events, guard) => host.importHere(runId, events, guard),
+    custody: async (runId) => sql.custody(runId),
+    abandonTransit: async (runId) => sql.abandonTransit(runId),
     acquireLease: async (runId, owner, ttlMs) => sql.acquireLease(runId, owner, ttlMs, dead),
     renewLease: async (lease, ttlMs) => sql.renewLease(lease, ttlMs),
     releaseLease: async (lease) => sql.releaseLease(lease),

@@ -118,6 +118,8 @@ export class RunExport {
     if (this.timer !== undefined || Date.now() < this.retryAt) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      // An export refused while this timer waited: the backoff holds (the alarm, armed for its end, sends).
+      if (Date.now() < this.retryAt) return;
       void this.run();
     }, delay);
   }

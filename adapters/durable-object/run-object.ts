@@ -14,6 +14,7 @@
  * each effect.
  */
 import { DurableObject } from "cloudflare:workers";
+import { toolShapes } from "../../src/move/index.js";
 import {
   createDriver,
   isIsoagentError,
@@ -23,7 +24,9 @@ import {
   type ApprovalAnswer,
   type ApprovalId,
   type AppendGuard,
+  type Custody,
   type Driver,
+  type ImportGuard,
   type JournalEvent,
   type JsonValue,
   type Lease,
@@ -39,6 +42,7 @@ import { journalStream } from "../../src/http/stream.js";
 import { Alarm } from "./alarm.js";
 import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
 import { localStore } from "./local-store.js";
+import { DEFAULT_PLACE, moveExport, moveImport, moveRelease, type MoveHost } from "./move.js";
 import { RunExport } from "./otel.js";
 import { RunSql } from "./sql.js";
 import { wire } from "./wire.js";
@@ -139,7 +143,29 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       this.tell("append");
       this.spans.afterAppend();
       if (guard.lease === undefined && this.operating !== undefined) await this.fault(`${this.operating}/appended`);
-      await this.report(before !== status);
+      // A seal (run.moved) changes the run's custody: the index hears of it at once, as of a status.
+      await this.report(before !== status || events[events.length - 1]?.type === "run.moved");
+      return head;
+    }
+    storeImportEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard) {
+      return wire(() => this.importHere(runId, events, guard, false));
+    }
+    storeCustody(runId: RunId) {
+      return wire(() => this.sql.custody(runId) ?? null);
+    }
+    storeAbandonTransit(runId: RunId) {
+      return wire(async () => {
+        const abandoned = this.sql.abandonTransit(runId);
+        if (abandoned) await this.report(true, true);
+        return abandoned;
+      });
+    }
+
+    /** Imports a copy's events (isoagent/move); its custody reaches the index before the caller is answered. */
+    private async importHere(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard, hosted: boolean): Promise<{ seq: number; hash: string; custody: Custody | undefined }> {
+      if (hosted) await this.arm(Date.now() + SOON_MS);
+      const head = this.sql.importEvents(runId, events, guard, hosted);
+      await this.report(true);
       return head;
     }
     storeRead(runId: RunId, fromSeq: number) {
@@ -230,6 +256,30 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return wire(() => ({ open: this.watchers.size, ...this.streamStats }));
     }
 
+    // ---- moves and mirrors (isoagent/move: see move.ts) --------------------------------
+
+    private mover(): MoveHost {
+      const hc = (runId: RunId, task: JsonValue): HostContext<Env> => ({ env: this.env, runId, task, storage: this.ctx.storage, state: this.ctx });
+      return {
+        place: this.env.ISOAGENT_PLACE ?? DEFAULT_PLACE,
+        store: () => this.localStore(false),
+        task: () => this.sql.task(),
+        tools: async (runId, task) => toolShapes(await config.tools(hc(runId, task))),
+        workspace: (runId, task) => config.workspace?.(hc(runId, task)),
+        drive: () => void this.drive().catch(() => this.arm(Date.now() + RETRY_MS)),
+        fault: (point) => this.fault(point),
+      };
+    }
+    moveExport(runId: RunId, fromSeq: number) {
+      return wire(() => moveExport(this.mover(), runId, fromSeq));
+    }
+    moveImport(body: ReadableStream<Uint8Array>, options: { role: "mirror" | "in_transit"; runId?: string; maxBytes: number }) {
+      return wire(() => moveImport(this.mover(), body, options));
+    }
+    moveRelease(runId: RunId, to: string) {
+      return wire(() => moveRelease(this.mover(), runId, to));
+    }
+
     // ---- the alarm and the index -------------------------------------------------------
 
     /** Makes sure the alarm fires by `at` (see alarm.ts). */
@@ -243,9 +293,9 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
      * costs no extra round trip), which also heals the index after a reset
      * between a write and its report.
      */
-    private async report(now: boolean): Promise<void> {
+    private async report(now: boolean, custodyChanged = false): Promise<void> {
       const s = this.sql.summary();
-      if (s === undefined || s.indexedSeq >= s.seq) return;
+      if (s === undefined || (s.indexedSeq >= s.seq && !custodyChanged)) return;
       if (!now) return this.arm(Date.now() + 1000);
       const { indexedSeq: _i, ...head } = s;
       await this.env.RUN_INDEX.getByName("index").report({ ...head, title: taskTitle(this.sql.task()) });
@@ -315,6 +365,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
           env: this.env,
           createHere: (first) => this.createHere(first, hosted),
           appendHere: (runId, events, guard, status) => this.appendHere(runId, events, guard, status),
+          importHere: (runId, events, guard) => this.importHere(runId, events, guard, hosted),
           sync: () => this.ctx.storage.sync(),
         },
         sync,
@@ -350,7 +401,8 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     private async driveOnce(): Promise<RunOutcome | null> {
       const summary = this.sql.summary();
-      if (summary === undefined || TERMINAL_STATUSES.has(summary.status) || !this.sql.hosted()) return null;
+      // A copy of a run owned elsewhere (isoagent/move) is not driven here.
+      if (summary === undefined || TERMINAL_STATUSES.has(summary.status) || !this.sql.hosted() || summary.custody !== undefined) return null;
       // The alarm first: a drive cut short (a reset, a killed process) is
       // resumed by it, and the dead drive's lease is known dead then.
       await this.arm(Date.now() + ttl);
@@ -452,7 +504,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       const lease = this.sql.leaseView(s.runId);
       const alarmAt = await this.ctx.storage.getAlarm();
       const hosted = this.sql.hosted();
-      const runnable = s.status === "running";
+      const runnable = s.status === "running" && s.custody === undefined;
       const live = lease !== null && lease.expiresAt > now;
       // Runnable since its last event, leaseless since its lease's expiry: stranded since the later.
       const since = Math.max(lease?.expiresAt ?? Number.NEGATIVE_INFINITY, s.updatedAt);
@@ -488,7 +540,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         console.error(`isoagent: run object could not report to the index: ${e instanceof Error ? e.message : String(e)}`);
       }
       const s = this.sql.summary();
-      if (s !== undefined && s.status === "running" && this.sql.hosted()) {
+      if (s !== undefined && s.status === "running" && this.sql.hosted() && s.custody === undefined) {
         try {
           await this.drive();
         } catch (e) {

@@ -10,6 +10,8 @@ import {
   checkBatch,
   checkFirst,
   checkLease,
+  checkOwned,
+  checkSeal,
   leaseAcquire,
   leaseRelease,
   leaseRenew,
@@ -18,6 +20,8 @@ import {
   StoreError,
   type AppendGuard,
   type ArtifactRef,
+  type Custody,
+  type ImportGuard,
   type JournalEvent,
   type JsonValue,
   type Lease,
@@ -29,6 +33,7 @@ import {
   type Snapshot,
   type StoredRun,
 } from "../../src/index.js";
+import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
 
 /** The schema, by version; each step upgrades from the one before (run at construction). */
 const MIGRATIONS: readonly string[][] = [
@@ -47,6 +52,8 @@ const MIGRATIONS: readonly string[][] = [
 
 /** Rows stay well under the 2 MB row limit. */
 export const ARTIFACT_PART_BYTES = 512 * 1024;
+/** An import's events go in rows of about this many bytes of JSON (one append is one row; an import of a whole run is many). */
+const IMPORT_ROW_BYTES = 512 * 1024;
 
 type RunRecord = StoredRun;
 
@@ -120,11 +127,18 @@ export class RunSql {
     return r;
   }
 
-  /** The run this object holds, if any. */
-  summary(): (RunHead & { indexedSeq: number }) | undefined {
+  /** The run this object holds, if any, with its custody when this object does not own it. */
+  summary(): (RunHead & { indexedSeq: number; custody?: Custody }) | undefined {
     const r = this.record();
     if (r === undefined) return undefined;
-    return { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, indexedSeq: this.get<number>("indexed_seq") ?? 0 };
+    const custody = this.get<Custody>("custody");
+    return { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, indexedSeq: this.get<number>("indexed_seq") ?? 0, ...(custody === undefined ? {} : { custody }) };
+  }
+
+  /** The run's custody here: undefined while this object owns it (isoagent/move). */
+  custody(runId: RunId): Custody | undefined {
+    this.run(runId);
+    return this.get<Custody>("custody");
   }
 
   /** The task the run was created with. */
@@ -150,14 +164,78 @@ export class RunSql {
 
   append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): { seq: number; hash: string } {
     const r = this.run(runId);
+    checkOwned(runId, this.get<Custody>("custody"));
     checkLease(runId, guard, this.get<Lease>("lease"), this.now());
     checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
+    const sealed = checkSeal(runId, events, r.tokens);
+    if (sealed !== undefined) {
+      // The seal ends this object's ownership of the run, and the mover's lease with it, in one transaction.
+      return this.tx(() => {
+        const head = this.insert(r, events, status);
+        this.set("custody", sealed);
+        this.storage.sql.exec("DELETE FROM meta WHERE k = 'lease'");
+        this.meta.set("lease", undefined);
+        return head;
+      });
+    }
+    return this.insert(r, events, status);
+  }
+
+  private insert(r: RunRecord, events: readonly JournalEvent[], status: RunStatus): { seq: number; hash: string } {
     // One row per append, keyed by its first event's seq (a JSON array; a row
     // holding one event as an object is read as well), with the status after it.
     this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", events[0]!.seq, JSON.stringify(events), status);
     const last = events[events.length - 1]!;
     this.meta.set("run", { ...r, seq: last.seq, head: last.hash, status, updatedAt: last.at } satisfies RunRecord);
     return { seq: last.seq, hash: last.hash };
+  }
+
+  /**
+   * Writes verified events of a run this object does not own (see the Store
+   * port's importEvents): one transaction, in rows of about half a megabyte
+   * (a whole run's import passes the 2 MB row limit).
+   */
+  importEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard, hosted: boolean): { seq: number; hash: string; custody: Custody | undefined } {
+    return this.tx(() => {
+      const stored = this.record();
+      if (stored !== undefined && stored.runId !== runId) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+      const custody = this.get<Custody>("custody");
+      checkImport(runId, stored === undefined ? undefined : { custody, seq: stored.seq, hash: stored.head }, events, guard.expectedSeq);
+      let batch: JournalEvent[] = [];
+      let bytes = 0;
+      const flush = (): void => {
+        this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (?, ?, ?)", batch[0]!.seq, JSON.stringify(batch), guard.status);
+        batch = [];
+        bytes = 0;
+      };
+      for (const e of events) {
+        const size = JSON.stringify(e).length;
+        if (batch.length > 0 && bytes + size > IMPORT_ROW_BYTES) flush();
+        batch.push(e);
+        bytes += size;
+      }
+      flush();
+      const last = events[events.length - 1]!;
+      const base: RunRecord = stored ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: last.at, seq: 0, head: "", tokens: 0 };
+      if (stored === undefined) this.set("hosted", hosted);
+      this.set("run", { ...base, seq: last.seq, head: last.hash, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events) } satisfies RunRecord);
+      const next = custodyAfterImport(custody, events, guard.role, guard.here, this.now());
+      if (next === undefined) {
+        this.storage.sql.exec("DELETE FROM meta WHERE k = 'custody'");
+        this.meta.set("custody", undefined);
+      } else this.set("custody", next);
+      return { seq: last.seq, hash: last.hash, custody: next };
+    });
+  }
+
+  /** A run in transit here becomes a mirror (see the Store port's abandonTransit). */
+  abandonTransit(runId: RunId): boolean {
+    return this.tx(() => {
+      const c = this.custody(runId);
+      if (c?.role !== "in_transit") return false;
+      this.set("custody", { ...c, role: "mirror" });
+      return true;
+    });
   }
 
   read(runId: RunId, fromSeq = 1): JournalEvent[] {
@@ -181,6 +259,7 @@ export class RunSql {
   acquireLease(runId: RunId, owner: string, ttlMs: number, breakStale?: (holder: string) => boolean): Lease | null {
     return this.tx(() => {
       const r = this.run(runId);
+      checkOwned(runId, this.get<Custody>("custody"));
       const lease = leaseAcquire(this.get<Lease>("lease"), r.tokens, { runId, owner, ttlMs, now: this.now(), dead: breakStale });
       if (lease === null) return null;
       this.set("run", { ...r, tokens: lease.token });

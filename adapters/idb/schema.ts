@@ -10,7 +10,7 @@
  *     record. The `leases` store is folded into `runs` and dropped.
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from "idb";
-import type { JournalEvent, Lease, Snapshot, StoredRun } from "../../src/index.js";
+import type { Custody, JournalEvent, Lease, Snapshot, StoredRun } from "../../src/index.js";
 
 /** The version this code writes. */
 export const DB_VERSION = 3;
@@ -18,6 +18,8 @@ export const DB_VERSION = 3;
 /** A run's record: what every store of this kind keeps, and the lease while one is held (v3; v1 and v2 kept it in `leases`). */
 export interface RunRecord extends StoredRun {
   readonly lease?: Lease;
+  /** Absent while this database owns the run; a copy's custody otherwise (moves: an optional field, no new version). */
+  readonly custody?: Custody;
 }
 
 /** One append (v3), or one event (written by v1 and v2). */

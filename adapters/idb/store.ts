@@ -14,6 +14,8 @@ import {
   checkBatch,
   checkFirst,
   checkLease,
+  checkOwned,
+  checkSeal,
   leaseAcquire,
   leaseRelease,
   leaseRenew,
@@ -26,6 +28,8 @@ import {
   type AppendGuard,
   type ArtifactRef,
   type Clock,
+  type Custody,
+  type ImportGuard,
   type JournalEvent,
   type Lease,
   type LeaseView,
@@ -37,6 +41,7 @@ import {
   type Snapshot,
   type Store,
 } from "../../src/index.js";
+import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
 import { DB_VERSION, eventsOf, upgrade, type IsoagentDB, type RunRecord } from "./schema.js";
 
 /** How many runs' records a store remembers for its appends. */
@@ -53,7 +58,8 @@ function sameRun(a: RunRecord, b: RunRecord): boolean {
     a.createdAt === b.createdAt &&
     a.lease?.token === b.lease?.token &&
     a.lease?.owner === b.lease?.owner &&
-    a.lease?.expiresAt === b.lease?.expiresAt
+    a.lease?.expiresAt === b.lease?.expiresAt &&
+    JSON.stringify(a.custody) === JSON.stringify(b.custody)
   );
 }
 
@@ -150,12 +156,17 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     if (known.size > KNOWN_RUNS) known.delete(known.keys().next().value!);
   };
   const judge = (run: RunRecord, events: readonly JournalEvent[], guard: AppendGuard): void => {
+    checkOwned(run.runId, run.custody);
     checkLease(run.runId, guard, run.lease, clock.now());
     checkBatch(run.runId, events, guard, { seq: run.seq, hash: run.head });
   };
+  /** The run's record after an append; a seal (run.moved) ends the run's ownership here, and its lease with it. */
   const advanced = (run: RunRecord, events: readonly JournalEvent[], status: RunStatus): RunRecord => {
     const last = events[events.length - 1]!;
-    return { ...run, seq: last.seq, head: last.hash, status, updatedAt: last.at };
+    const sealed = checkSeal(run.runId, events, run.tokens);
+    if (sealed === undefined) return { ...run, seq: last.seq, head: last.hash, status, updatedAt: last.at };
+    const { lease: _gone, ...rest } = run;
+    return { ...rest, seq: last.seq, head: last.hash, status, updatedAt: last.at, custody: sealed };
   };
 
   /**
@@ -165,6 +176,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
    * remembered record was stale (nothing written).
    */
   const appendOnTrust = async (d: IDBPDatabase<IsoagentDB>, cached: RunRecord, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string } | undefined> => {
+    // (A seal refused against the remembered record's tokens is refused against the real one too: tokens only grow.)
+    const next = advanced(cached, events, status);
     const tx = d.transaction(["runs", "events"], "readwrite", { durability });
     let refusal: unknown;
     let stale = false;
@@ -183,7 +196,6 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         }
         tx.abort();
       });
-    const next = advanced(cached, events, status);
     tx.objectStore("events")
       .add({ runId: cached.runId, seq: events[0]!.seq, events: [...events] })
       .catch(() => {});
@@ -247,16 +259,17 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       const tx = d.transaction(["runs", "events"], "readwrite", { durability });
       // Only IndexedDB's own requests are awaited inside the transaction.
       const run = await tx.objectStore("runs").get(runId);
+      let next: RunRecord;
       try {
         if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
         remember(run);
         judge(run, events, guard);
+        next = advanced(run, events, status);
       } catch (refusal) {
         tx.abort();
         await tx.done.catch(() => {});
         throw refusal;
       }
-      const next = advanced(run, events, status);
       void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
       void tx.objectStore("runs").put(next);
       await tx.done;
@@ -267,7 +280,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     }
   };
 
-  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === undefined ? {} : { title: r.title }), lease: leaseView(r.lease) });
+  const summary = (r: RunRecord): RunSummary => ({ runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === undefined ? {} : { title: r.title }), lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
 
   return {
     async createRun(first: RunCreated): Promise<void> {
@@ -307,6 +320,66 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       };
     },
 
+    async importEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<{ seq: number; hash: string; custody: Custody | undefined }> {
+      const d = await db();
+      try {
+        const tx = d.transaction(["runs", "events"], "readwrite", { durability });
+        // Only IndexedDB's own requests are awaited inside the transaction.
+        const run = await tx.objectStore("runs").get(runId);
+        let next: RunRecord;
+        try {
+          checkImport(runId, run === undefined ? undefined : { custody: run.custody, seq: run.seq, hash: run.head }, events, guard.expectedSeq);
+          const last = events[events.length - 1]!;
+          const custody = custodyAfterImport(run?.custody, events, guard.role, guard.here, clock.now());
+          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, seq: 0, head: "", tokens: 0 };
+          const { custody: _c, ...rest } = base;
+          next = { ...rest, seq: last.seq, head: last.hash, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events), ...(custody === undefined ? {} : { custody }) };
+        } catch (refusal) {
+          tx.abort();
+          await tx.done.catch(() => {});
+          throw refusal;
+        }
+        void tx.objectStore("events").add({ runId, seq: events[0]!.seq, events: [...events] });
+        void tx.objectStore("runs").put(next);
+        await tx.done;
+        remember(next);
+        return { seq: next.seq, hash: next.head, custody: next.custody };
+      } catch (e) {
+        return translate(e, `importing into run ${runId}`);
+      }
+    },
+
+    async custody(runId: RunId): Promise<Custody | undefined> {
+      const d = await db();
+      try {
+        const run = await d.get("runs", runId);
+        if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        return run.custody;
+      } catch (e) {
+        return translate(e, `reading the custody of run ${runId}`);
+      }
+    },
+
+    async abandonTransit(runId: RunId): Promise<boolean> {
+      const d = await db();
+      try {
+        const tx = d.transaction("runs", "readwrite", { durability });
+        const run = await tx.store.get(runId);
+        if (run === undefined || run.custody?.role !== "in_transit") {
+          await tx.done;
+          if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+          return false;
+        }
+        const next: RunRecord = { ...run, custody: { role: "mirror", received: run.custody.received } };
+        void tx.store.put(next);
+        await tx.done;
+        remember(next);
+        return true;
+      } catch (e) {
+        return translate(e, `abandoning the transit of run ${runId}`);
+      }
+    },
+
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
       const d = await db();
       try {
@@ -332,11 +405,12 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       try {
         const tx = d.transaction("runs", "readwrite", { durability });
         const run = await tx.store.get(runId);
-        const lease = run === undefined ? null : leaseAcquire(run.lease, run.tokens, { runId, owner, ttlMs, now: clock.now() });
+        const lease = run === undefined || run.custody !== undefined ? null : leaseAcquire(run.lease, run.tokens, { runId, owner, ttlMs, now: clock.now() });
         if (run === undefined || lease === null) {
           tx.abort();
           await tx.done.catch(() => {});
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+          checkOwned(runId, run.custody);
           remember(run);
           return null;
         }

@@ -15,7 +15,8 @@ sw.addEventListener("activate", (e) => {
   e.waitUntil(sw.clients.claim());
 });
 sw.addEventListener("fetch", (e) => {
-  if (e.request.method !== "GET" || new URL(e.request.url).origin !== location.origin) return;
+  // Only the app's own files (under the worker's scope): served by the Worker at /app/, the page's API calls (/runs/...) are not its to cache.
+  if (e.request.method !== "GET" || !e.request.url.startsWith(sw.registration.scope)) return;
   e.respondWith(
     fetch(e.request)
       .then(async (res) => {

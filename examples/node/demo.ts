@@ -67,6 +67,8 @@ function describe(e: JournalEvent): string {
       return `run.failed         ${e.reason}: ${e.detail}`;
     case "run.cancelled":
       return `run.cancelled      by ${e.by}`;
+    case "run.moved":
+      return `run.moved          from ${e.from} to ${e.to} (epoch ${e.epoch})`;
   }
 }
 

@@ -14,10 +14,12 @@ import { otlpEnv } from "../../src/otel/index.js";
 import { agentFor, modelFromEnv } from "../model.js";
 import { demoAgent } from "../notes-agent.js";
 import { mcpReconcile, mcpTaskAgent, mcpToolSet, type McpEnv } from "./mcp.js";
-import { demoTools } from "./workspace.js";
+import { demoTools, SEED } from "./workspace.js";
+import { serveApp, type AppEnv } from "./app.js";
+import { sqlWorkspace } from "../../adapters/durable-object/index.js";
 
 /** The Worker's bindings: a model key (a secret) makes the runs use that model instead of the scripted demo agent. */
-export interface Env extends WorkerEnv, McpEnv {
+export interface Env extends WorkerEnv, McpEnv, AppEnv {
   readonly OPENAI_API_KEY?: string;
   readonly ANTHROPIC_API_KEY?: string;
   readonly ISOAGENT_MODEL?: string;
@@ -37,11 +39,13 @@ export const RunObject = defineRunObject<Env>({
   },
   tools: async ({ env, storage }) => [...demoTools(storage).tools, ...((await mcpToolSet(env, storage))?.tools ?? [])],
   reconcile: ({ env, storage }) => mcpReconcile(env, storage, demoTools(storage).reconcile),
+  // The run's files go with it when it moves (isoagent/move).
+  workspace: ({ storage }) => sqlWorkspace(storage, { seed: SEED }),
   // Spans to the collector the env names, if any; none otherwise.
   otel: ({ env }) => otlpEnv(env),
 });
 export { RunIndex };
 
 export default {
-  fetch: (request: Request, env: Env, ctx: ExecutionContext) => workerApp(env, { mcp: (backend) => mcpRunsServer(backend) }).fetch(request, env, ctx),
+  fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await serveApp(request, env)) ?? workerApp(env, { mcp: (backend) => mcpRunsServer(backend) }).fetch(request, env, ctx),
 };

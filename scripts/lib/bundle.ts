@@ -19,6 +19,7 @@ export const ENTRY_POINTS: Record<string, string> = {
   "toolkit/bash/zlib-stub": "src/toolkit/bash/zlib-stub.ts",
   "toolkit/web-search": "src/toolkit/search/index.ts",
   mcp: "src/mcp/index.ts",
+  move: "src/move/index.ts",
 };
 
 /**
@@ -198,7 +199,7 @@ export const FULL_SUPPORT_ONLY: readonly RegExp[] = [
  * never reachable from the createDriver entry.
  */
 export const NOT_FOR_THE_DRIVER: readonly RegExp[] = [
-  /^src\/(http|toolkit|testkit|otel)\//,
+  /^src\/(http|toolkit|testkit|otel|move)\//,
   /^src\/agents\/(openai|anthropic|record|model)\//,
   /^src\/policy\/(workspace|glob)\.ts$/,
   /^src\/tools\/diff\.ts$/,

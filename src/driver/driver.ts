@@ -201,7 +201,8 @@ export function createDriver(options: DriverOptions): Driver {
     },
     resume,
     async driveAll(opts = {}) {
-      const runs = await ctx.store.listRuns({ status: ["running"] });
+      // A copy of a run owned elsewhere (a mirror, a run in transit, one that moved away) is not this store's to drive.
+      const runs = (await ctx.store.listRuns({ status: ["running"] })).filter((r) => r.custody === undefined);
       const queue = runs.map((r) => r.runId);
       const out: RunOutcome[] = [];
       const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 4, queue.length)) }, async () => {

@@ -29,6 +29,7 @@ import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
 import { verifyJournal } from "./verify.js";
 import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, pageCursor, readBody, RECONCILE, STATUS, view } from "./wire.js";
+import { registerMoveRoutes } from "./move-routes.js";
 
 /** What a caller's token lets it do: "run" creates and reads runs; "operator" also answers approvals, reconciles and cancels. */
 export type Scope = "run" | "operator";
@@ -59,6 +60,8 @@ export interface HttpAppOptions {
   readonly mcp?: McpEndpoint;
   /** Largest body accepted, in bytes (413 above). Default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /** Largest run bundle `POST /runs/import` and `/runs/:id/mirror` accept, streamed (413 past it). Default 256 MiB. */
+  readonly maxImportBytes?: number;
   /** Origins allowed to call the API from a browser, with a bearer token. Default: none (CORS off). */
   readonly corsOrigins?: readonly string[];
   /**
@@ -208,6 +211,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     const mcp = options.mcp;
     app.all("/mcp", (c) => mcp.fetch(c.req.raw as never, { scope: c.get("scope") }) as Promise<never>);
   }
+  // Moves and mirrors (isoagent/move): bundles are JSON lines under their own cap, so they come before the JSON rules.
+  if (backend.move !== undefined) registerMoveRoutes(app, backend.move, { maxBodyBytes, ...(options.maxImportBytes === undefined ? {} : { maxImportBytes: options.maxImportBytes }) });
 
   app.use("*", async (c, next) => {
     if (UNSAFE_METHODS.has(c.req.method)) jsonOnly(c);
@@ -245,7 +250,10 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   app.get("/runs/:id", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
     const state = await backend.state(runId);
-    return c.json({ run: view(state, await backend.lease(runId), await backend.problem?.(runId)) });
+    const run = view(state, await backend.lease(runId), await backend.problem?.(runId));
+    // Whether this place owns the run (null), or keeps a copy of it (isoagent/move).
+    if (backend.move !== undefined) run["custody"] = (await backend.move.custody(runId)) ?? null;
+    return c.json({ run });
   });
 
   // The run's trace: spans derived from its journal, as OTLP/JSON (content not captured).

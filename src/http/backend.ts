@@ -10,6 +10,7 @@ import type { JsonValue } from "../json/index.js";
 import type { JournalEvent, RunState } from "../journal/index.js";
 import type { LeaseView, RunFilter, RunSummary } from "../store/index.js";
 import { journalStream, type EventStreamBody } from "./stream.js";
+import type { MoveBackend } from "./move-routes.js";
 
 /** Why a run cannot be driven on (its tools changed shape, ...), for the operator. */
 export interface RunProblem {
@@ -45,13 +46,15 @@ export interface RunsBackend {
   progress?(runId: RunId): Promise<StepProgress | undefined>;
   /** Why the run could not be driven the last time it was tried, when it could not (its tools changed shape, ...). */
   problem?(runId: RunId): Promise<RunProblem | undefined>;
+  /** Moves and mirrors of runs (isoagent/move): with it, the app serves export, import, move and mirror. */
+  readonly move?: MoveBackend;
 }
 
 /**
  * A backend on a driver in this process (Node, a test, a single Worker with
  * the memory store): runs are driven in the background after each change.
  */
-export function driverBackend(driver: Driver, options: { onError?: (e: unknown) => void } = {}): RunsBackend {
+export function driverBackend(driver: Driver, options: { onError?: (e: unknown) => void; move?: (drive: (runId: RunId) => void) => MoveBackend } = {}): RunsBackend {
   const problems = new Map<RunId, RunProblem>();
   const drive = (runId: RunId): void => {
     void driver.resume(runId).then(
@@ -86,5 +89,6 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     },
     progress: async (runId) => driver.progress(runId),
     problem: async (runId) => problems.get(runId),
+    ...(options.move === undefined ? {} : { move: options.move(drive) }),
   };
 }

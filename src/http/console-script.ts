@@ -64,6 +64,7 @@ function describe(e) {
     case "run.completed": return "output " + JSON.stringify(e.output);
     case "run.failed": return e.reason + ": " + e.detail;
     case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");
+    case "run.moved": return "moved from " + e.from + " to " + e.to + " (epoch " + e.epoch + ")";
     default: return "";
   }
 }
@@ -100,6 +101,7 @@ function runItem(r) {
     el("div", { class: "meta" }, el("span", { class: "started", title: new Date(r.createdAt).toISOString() }, "started " + when(r.createdAt)), " · ", el("span", { class: "updated", title: new Date(r.updatedAt).toISOString() }, "updated " + when(r.updatedAt))));
   const holder = holderText(r);
   if (holder) li.append(el("div", { class: "meta holder" }, holder));
+  if (r.custody) li.append(el("span", { class: "badge custody", "data-custody": r.custody.role }, custodyText(r)));
   li.append(el("div", { class: "meta id" }, r.runId));
   if (r.lease && r.status === "running") li.title = leaseText(r);
   li.addEventListener("click", () => { selected = r.runId; follow(); loadRuns(); });
@@ -248,6 +250,16 @@ function journalRow(e) {
 // Who drives a run (its lease is store state, by the store's clock): "busy"
 // runs are driven elsewhere until their lease expires; then any driver (a
 // Durable Object's alarm) takes them over.
+// A copy of a run owned elsewhere (isoagent/move): a mirror of a browser's
+// run, with its lag (how long after its last event was written there it
+// arrived here), a run in transit, or one that moved away.
+function custodyText(r) {
+  const c = r.custody;
+  if (c.role === "moved") return "moved to " + c.to;
+  if (c.role === "in_transit") return "in transit";
+  return "mirror, lag " + Math.max(0, c.received - r.updatedAt) + " ms";
+}
+
 function leaseText(run) {
   if (run.status !== "running") return "";
   const l = run.lease;
@@ -265,6 +277,7 @@ async function loadRun() {
   $("run-times").textContent = "started " + when(run.createdAt) + " · updated " + when(run.updatedAt);
   $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
   if (run.problem) $("summary").append(el("div", { class: "problem" }, "cannot be driven: " + run.problem.code + ": " + run.problem.message));
+  if (run.custody) $("summary").append(el("div", { class: "custody" }, custodyText(run) + (run.custody.role === "moved" ? "" : ": read-only here; it is driven and answered where it is owned")));
   $("trace").replaceChildren("trace ", el("a", { href: "/runs/" + encodeURIComponent(run.runId) + "/trace", target: "_blank", rel: "noopener" }, run.traceId));
   $("lease").textContent = leaseText(run);
   // Re-rendered only when what is asked changes: every journal event reloads

@@ -62,7 +62,7 @@ nav li.selected{outline:2px solid #3b6ef5}nav li.empty{cursor:default;opacity:.7
 nav li .line{display:flex;gap:6px;align-items:baseline;justify-content:space-between}nav li .title{font-weight:600}
 .meta{font-size:11px;opacity:.75}.meta.id{font-family:ui-monospace,monospace}
 .badge{font-size:11px;padding:1px 6px;border-radius:8px;background:#e4e7ee;white-space:nowrap}
-.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.failed,.badge.cancelled{background:#f6d3d0}
+.badge.custody{background:#dfe8fd}.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.failed,.badge.cancelled{background:#f6d3d0}
 #new-run{display:grid;gap:4px;margin-bottom:12px}#new-run label{font-weight:600}
 textarea,input,select{font:inherit;padding:5px 6px;border:1px solid #c8ccd6;border-radius:4px;max-width:100%}textarea{width:100%;resize:vertical}
 .list-head{display:flex;align-items:center;justify-content:space-between;gap:8px}.list-head h2{margin:8px 0}

@@ -8,3 +8,5 @@ export { createHttpApp, type HttpAppOptions, type McpEndpoint, type Scope } from
 export { driverBackend, type RunProblem, type RunsBackend } from "./backend.js";
 export { DEFAULT_SESSION_TTL_MS, SESSION_COOKIE } from "./auth.js";
 export { journalStream, type EventStreamBody, type JournalFeed, type JournalStreamOptions } from "./stream.js";
+export { registerMoveRoutes, type MoveBackend } from "./move-routes.js";
+export { storeMoveBackend, type StoreMoveOptions } from "./move-backend.js";

@@ -36,6 +36,10 @@ export const STATUS: Record<string, number> = {
   TOOL_SHAPE_CHANGED: 409,
   RUN_NOT_ACTIVE: 409,
   RUN_EXISTS: 409,
+  // A copy of a run owned elsewhere takes no write (isoagent/move).
+  RUN_MOVED: 409,
+  RUN_IN_TRANSIT: 409,
+  RUN_MIRROR: 409,
   BODY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
 };

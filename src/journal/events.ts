@@ -1,21 +1,25 @@
 /**
  * The journal's events: a versioned discriminated union. A run's state is a
- * pure function of its events (see reduce.ts). Version 2 (version 1 journals
- * stay readable: every v2 change adds an optional field, a resolution or an
- * event); a new version adds a changelog line in DEVELOPERS.md and fixtures,
- * and old fixtures stay readable.
+ * pure function of its events (see reduce.ts). Version 3 (journals of
+ * versions 1 and 2 stay readable: every change since adds an optional
+ * field, a resolution or an event; v3 adds `run.moved`); a new version adds
+ * a changelog line in DEVELOPERS.md and fixtures, and old fixtures stay
+ * readable.
  */
 import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { Permission, ResourceRef, SideEffect } from "../tools/index.js";
 
-/** The journal format this code writes. */
-export const JOURNAL_VERSION = 2 as const;
+/**
+ * The newest journal format this code writes (and every older one it reads).
+ * v3 adds one event, `run.moved`; the events v2 had keep their v2 shape.
+ */
+export const JOURNAL_VERSION = 3 as const;
 
 /** Fields every event has. */
 export interface EventBase {
-  /** Journal format version of this event (1 or 2; both are read). */
-  readonly v: 1 | 2;
+  /** Journal format version of this event (1, 2 or 3; all are read). */
+  readonly v: 1 | 2 | 3;
   /** 1-based position in the run's journal. */
   readonly seq: number;
   /** When the event was written, by the writer's clock (ms since the epoch). */
@@ -300,7 +304,23 @@ export interface RunCancelled extends EventBase {
   readonly reason?: string;
 }
 
-/** Every journal event (versions 1 and 2). */
+/**
+ * The run's ownership moved to another place (v3): the seal of a move, and
+ * the last event the source writes for the run. From it on, the source's
+ * store refuses every append (RUN_MOVED), and the run is continued by the
+ * place it names, whose lease tokens start above `epoch`.
+ */
+export interface RunMoved extends EventBase {
+  readonly type: "run.moved";
+  /** The place the run moved from (the source store's place name). */
+  readonly from: string;
+  /** The place that owns the run from this event on. */
+  readonly to: string;
+  /** The fencing epoch: above every lease token the source issued for the run; every token after it is above it. */
+  readonly epoch: number;
+}
+
+/** Every journal event (versions 1 to 3). */
 export type JournalEvent =
   | RunCreated
   | RunResumed
@@ -316,7 +336,8 @@ export type JournalEvent =
   | ContextCompacted
   | RunCompleted
   | RunFailed
-  | RunCancelled;
+  | RunCancelled
+  | RunMoved;
 
 /** An event before it is sealed into the journal (seq, prev and hash are added on append). */
 export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "prev" | "hash"> : never) : never;

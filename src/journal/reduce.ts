@@ -114,6 +114,8 @@ export interface RunState {
   failure?: { reason: string; detail: string };
   cancelled?: { by: string; reason?: string };
   owner?: { owner: string; token: number };
+  /** The last move of the run's ownership (run.moved, v3): where it went, from where, at which event, under which epoch. */
+  moved?: { from: string; to: string; epoch: number; seq: number };
 }
 
 function assertNever(x: never): never {
@@ -318,6 +320,11 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     case "run.cancelled":
       state.status = "cancelled";
       state.cancelled = e.reason === undefined ? { by: e.by } : { by: e.by, reason: e.reason };
+      break;
+    case "run.moved":
+      // Ownership is store state (each store's custody of the run); the
+      // journal keeps where the run went, for whoever reads it later.
+      state.moved = { from: e.from, to: e.to, epoch: e.epoch, seq: e.seq };
       break;
     default:
       assertNever(e);

@@ -277,6 +277,9 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         spans.push({ traceId, spanId: rootId, name: `invoke_agent ${options.agentName ?? "isoagent"}`, kind: 1, startMs: first.at, endMs: e.at, attributes, events: [...rootEvents], status, endSeq: e.seq });
         break;
       }
+      case "run.moved":
+        rootEvents.push({ name: "isoagent.run.moved", timeMs: e.at, attributes: { "isoagent.moved.from": e.from, "isoagent.moved.to": e.to, "isoagent.moved.epoch": e.epoch } });
+        break;
       default: {
         const never: never = e;
         void never;

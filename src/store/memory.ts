@@ -9,9 +9,11 @@ import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
 import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView, listedAfter, taskTitle } from "./checks.js";
+import { checkOwned, checkSeal, type Custody } from "./custody.js";
 import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
-interface RunRecord {
+/** @internal A memory store's record of a run (isoagent/move writes copies into it: see {@link MEMORY_STORES}). */
+export interface RunRecord {
   events: string[];
   title: string;
   head: { seq: number; hash: string };
@@ -22,6 +24,8 @@ interface RunRecord {
   tokens: number;
   /** The latest snapshot, as JSON text (a read can never alias it). */
   snapshot: { seq: number; text: string } | undefined;
+  /** Absent while this store owns the run (see custody.ts). */
+  custody?: Custody | undefined;
 }
 
 /** Options of {@link memoryStore}. */
@@ -29,6 +33,14 @@ export interface MemoryStoreOptions {
   /** The store's clock, which judges lease expiry. Default: the system clock. */
   readonly clock?: Clock;
 }
+
+/**
+ * @internal Each memory store's runs, its clock and its writer, for
+ * isoagent/move, which gives a memory store the copy operations of the Store
+ * port (`importEvents`, `abandonTransit`: see `movable`), so that the core
+ * carries only the refusals every store must make.
+ */
+export const MEMORY_STORES = new WeakMap<Store, { runs: Map<RunId, RunRecord>; clock: Clock; write(r: RunRecord, events: readonly JournalEvent[], status: RunStatus): void }>();
 
 /**
  * A {@link Store} in memory.
@@ -54,13 +66,21 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     }
   };
 
+  const write = (r: RunRecord, events: readonly JournalEvent[], status: RunStatus): void => {
+    for (const e of events) r.events.push(JSON.stringify(e));
+    const last = events[events.length - 1]!;
+    r.head = { seq: last.seq, hash: last.hash };
+    r.status = status;
+    r.updatedAt = last.at;
+  };
+
   const record = (runId: RunId): RunRecord => {
     const r = runs.get(runId);
     if (r === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
     return r;
   };
 
-  return {
+  const store: Store = {
     async createRun(first: RunCreated): Promise<void> {
       checkFirst(first);
       if (runs.has(first.runId)) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
@@ -79,14 +99,15 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const r = record(runId);
+      checkOwned(runId, r.custody);
       checkLease(runId, guard, r.lease, clock.now());
       checkBatch(runId, events, guard, r.head);
-      const texts = events.map((e) => JSON.stringify(e));
-      for (const t of texts) r.events.push(t);
-      const last = events[events.length - 1]!;
-      r.head = { seq: last.seq, hash: last.hash };
-      r.status = status;
-      r.updatedAt = last.at;
+      const sealed = checkSeal(runId, events, r.tokens);
+      write(r, events, status);
+      if (sealed !== undefined) {
+        r.custody = sealed;
+        r.lease = undefined;
+      }
       tell(runId);
       return { ...r.head };
     },
@@ -99,6 +120,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       };
     },
 
+    custody: async (runId) => record(runId).custody,
+
     async read(runId: RunId, fromSeq = 1): Promise<JournalEvent[]> {
       return record(runId)
         .events.slice(Math.max(0, fromSeq - 1))
@@ -107,6 +130,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null> {
       const r = record(runId);
+      checkOwned(runId, r.custody);
       const lease = leaseAcquire(r.lease, r.tokens, { runId, owner, ttlMs, now: clock.now() });
       if (lease === null) return null;
       r.tokens = lease.token;
@@ -134,7 +158,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const out: RunSummary[] = [];
       for (const [runId, r] of runs) {
         if ((filter.status !== undefined && !filter.status.includes(r.status)) || !listedAfter({ updatedAt: r.updatedAt, runId }, filter.before)) continue;
-        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease) });
+        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
       }
       out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
       return filter.limit === undefined ? out : out.slice(0, filter.limit);
@@ -162,4 +186,6 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       return snapshot === undefined ? null : (JSON.parse(snapshot.text) as Snapshot);
     },
   };
+  MEMORY_STORES.set(store, { runs, clock, write });
+  return store;
 }

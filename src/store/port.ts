@@ -6,6 +6,7 @@
 import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 import type { RunId } from "../ids.js";
 import type { JournalEvent, RunCreated, RunState, RunStatus } from "../journal/index.js";
+import type { Custody } from "./custody.js";
 
 /**
  * The right of one driver to advance a run. `token` is the fencing token:
@@ -58,6 +59,8 @@ export interface RunHead {
 /** A run as listed: its head, and its lease as the store keeps it (null when none is held or it was released). */
 export interface RunSummary extends RunHead {
   readonly lease: LeaseView | null;
+  /** Present when this store does not own the run: a read-only mirror, a copy in transit, or a run that moved away (see {@link Custody}). */
+  readonly custody?: Custody;
 }
 
 /**
@@ -150,6 +153,50 @@ export interface Store {
    * `memoryStore` has it.
    */
   watch?(runId: RunId, listener: () => void): () => void;
+
+  // ---- moves (isoagent/move): optional, so that a store written before them
+  // still compiles; a store without them cannot take part in a move or a
+  // mirror, and fails those cases of the conformance suite. A store that has
+  // them also refuses, in `append` and `acquireLease`, every run it does not
+  // own (RUN_MOVED, RUN_IN_TRANSIT, RUN_MIRROR), and takes a `run.moved`
+  // appended with the lease as the seal that ends its ownership.
+
+  /**
+   * Writes events of a run this store does not own, verified by the caller
+   * (isoagent/move's importRun verifies a bundle before it writes): all or
+   * none. `guard.expectedSeq` 0 creates the run from its `run.created`;
+   * otherwise the events follow that seq of a copy (a mirror, a run in
+   * transit, a run that moved away). Refused with a {@link StoreError}:
+   * RUN_OWNED (this store owns the run: its journal grows by its own
+   * appends only), RUN_EXISTS (expectedSeq 0 for a run this store has),
+   * JOURNAL_CONFLICT, RUN_NOT_FOUND, STORE_INVALID_APPEND (not a chain).
+   * The run's custody after it is `custodyAfterImport`'s (shared by every
+   * store), and the store's fencing counter rises to the largest token or
+   * epoch the events carry, so a lease this store hands out later is above
+   * every one the journal names.
+   */
+  importEvents?(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard): Promise<{ seq: number; hash: string; custody: Custody | undefined }>;
+  /** The run's custody here: undefined when this store owns the run. RUN_NOT_FOUND for an unknown run. */
+  custody?(runId: RunId): Promise<Custody | undefined>;
+  /**
+   * Rolls a copy in transit back to a mirror (a move its source gave up, or
+   * a destination that stops waiting): it never makes this store the owner,
+   * and a seal naming this store, imported later, still does. False when
+   * the run is not in transit here.
+   */
+  abandonTransit?(runId: RunId): Promise<boolean>;
+}
+
+/** What an {@link Store.importEvents} must match, and what the copy is. */
+export interface ImportGuard {
+  /** The seq of the copy's last event; 0 to create the run. */
+  readonly expectedSeq: number;
+  /** The run's status after the events, for listing. */
+  readonly status: RunStatus;
+  /** What the copy is when the events do not hand the run to this store: a read-only mirror, or a run in transit here. */
+  readonly role: "mirror" | "in_transit";
+  /** This store's place name: events ending with a `run.moved` to it make this store the run's owner. */
+  readonly here?: string | undefined;
 }
 
 /** The codes a store refuses with. */
@@ -163,6 +210,10 @@ export const STORE_ERROR_CODES = [
   "STORE_QUOTA_EXCEEDED",
   "STORE_BLOCKED",
   "STORE_CLOSED",
+  "RUN_MOVED",
+  "RUN_IN_TRANSIT",
+  "RUN_MIRROR",
+  "RUN_OWNED",
 ] as const satisfies readonly IsoagentErrorCode[];
 
 export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];

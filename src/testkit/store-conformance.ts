@@ -19,6 +19,7 @@ import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "..
 import type { Lease, RunFilter, RunSummary, Store } from "../store/index.js";
 import { sha256HexSync, type JsonValue } from "../json/index.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
+import { MOVE_CASES } from "./move-conformance.js";
 
 /** A fresh store, and a way to let its clock move on by `ms` (a manual clock, or a real wait). */
 export interface StoreUnderTest {
@@ -317,6 +318,8 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     const [again] = await s.store.read(runId);
     check(again!.type === "run.created", "the stored event is unchanged");
   },
+  // Export, import and moves (isoagent/move): see move-conformance.ts.
+  ...MOVE_CASES,
 };
 
 /**

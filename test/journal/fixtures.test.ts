@@ -2,14 +2,14 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isIsoagentError, reduce, verifyChain, type JournalEvent } from "../../src/index.js";
 
-// Journals written by versions 1 and 2 of the format. They are never edited:
+// Journals written by versions 1, 2 and 3 of the format. They are never edited:
 // a new version adds fixtures; every one must stay readable.
 const dir = "test/fixtures/journals";
 const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/${name}.json`, "utf8")) as JournalEvent[];
 
 describe("v1 journal fixtures", () => {
   it("are all here", () => {
-    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-compacted.json", "v2-reopened.json", "v2-unknown.json"]);
+    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-compacted.json", "v2-reopened.json", "v2-unknown.json", "v3-moved.json"]);
   });
 
   const expected: Record<string, Record<string, unknown>> = {
@@ -21,6 +21,7 @@ describe("v1 journal fixtures", () => {
     "v2-reopened": { status: "completed", step: 2, output: "written", seq: 15 },
     "v2-compacted": { status: "completed", step: 5, output: "read", seq: 23 },
     "v2-unknown": { status: "completed", step: 3, output: "ok", seq: 16 },
+    "v3-moved": { status: "completed", step: 2, output: "written after two moves", seq: 13 },
   };
   for (const [name, want] of Object.entries(expected)) {
     it(`${name}: the chain verifies and the state reduces as it did`, () => {
@@ -94,5 +95,21 @@ describe("v1 journal fixtures", () => {
     expect(shown).toEqual(["elided", "elided", "elided", "kept"]);
     expect(state.artifacts).toHaveLength(1);
     expect(events.filter((e) => e.type === "step.decided").map((e) => (e.type === "step.decided" ? (e.answer?.model ?? null) : null))).toEqual(["fixture-1", "fixture-1", "fixture-1", "fixture-1", null]);
+  });
+
+  it("v3-moved: two seals (to the edge and back), the approval given at the edge between them, lease tokens and epochs rising across both places", () => {
+    const events = load("v3-moved");
+    const state = reduce(events);
+    expect(state.moved).toEqual({ from: "edge", to: "tab:fixture", epoch: 5, seq: 8 });
+    const fence = events.flatMap((e) => (e.type === "run.resumed" ? [["token", e.token]] : e.type === "run.moved" ? [["epoch", e.epoch, e.to]] : []));
+    expect(fence).toEqual([["token", 1], ["epoch", 3, "edge"], ["epoch", 5, "tab:fixture"], ["token", 6]]);
+    expect(Object.values(state.approvals).map((a) => [a.status, a.by])).toEqual([["approved", "console"]]);
+    expect(events.filter((e) => e.type === "run.moved").map((e) => e.v)).toEqual([3, 3]);
+  });
+
+  it("v3 adds one event: every other event of a v3 journal is one v2 wrote, in v2's shape (no reader branches on v)", () => {
+    const v2 = new Set(["v2-reopened", "v2-unknown", "v2-compacted"].flatMap((n) => load(n).map((e) => e.type)));
+    const moved = load("v3-moved");
+    expect([...new Set(moved.map((e) => e.type))].filter((t) => !v2.has(t))).toEqual(["run.moved"]);
   });
 });

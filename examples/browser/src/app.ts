@@ -7,9 +7,16 @@
  * collector set under "Traces", the runs' spans are exported to it while the
  * browser is online (isoagent/otel), resuming after a reload where the
  * last export got; with none, nothing is exported.
+ *
+ * Served by the Worker (`npm start`, at /app/), it also reaches the edge
+ * (isoagent/move): its runs are mirrored there as they grow (read-only in
+ * the console), "Continue in the cloud" moves a run to the Worker, "Take
+ * offline" brings one back, and a move cut by a closed tab is settled when
+ * the page comes back (completed after its seal, rolled back before it).
  */
 import { idbCursor, idbStore } from "../../../adapters/idb/index.js";
-import { createDriver, type ApprovalState, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
+import { createDriver, isIsoagentError, type ApprovalState, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
+import { httpPlace, localPlace, mirrorRuns, moveRun, settleMove, toolShapes, type Mirror, type MirrorState, type MovePoint } from "../../../src/move/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
@@ -32,6 +39,30 @@ const choice = ((): ModelChoice | undefined => {
 })();
 const agent = choice === undefined ? notesAgent() : agentFor(choice, { browser: true });
 const driver = createDriver({ store, agent, tools: workspace.tools, reconcile: workspace.reconcile, owner, leaseTtlMs: 3_000 });
+
+// ---- one run, many places (isoagent/move) ------------------------------------
+// This browser's place name (all its tabs share the database, so it names the database, not a tab).
+const PLACE_KEY = "isoagent-example-place";
+const placeName = localStorage.getItem(PLACE_KEY) ?? `tab:${crypto.randomUUID().slice(0, 8)}`;
+localStorage.setItem(PLACE_KEY, placeName);
+const here = localPlace(store, { name: placeName, tools: toolShapes(workspace.tools), workspace: workspace.workspace });
+// The edge: the Worker that serves this page (same origin; the console's session authorizes the page).
+const servedByWorker = location.pathname.startsWith("/app/") && params.get("edge") !== "off";
+const edge = servedByWorker ? httpPlace({ url: "", name: "edge" }) : undefined;
+/** Runs being moved: the page's own drives leave them alone. */
+const moving = new Set<RunId>();
+let mirrorStates: MirrorState[] = [];
+let edgeRuns: RunSummary[] = [];
+let edgeNote = "";
+/** The crash tests stop a move at a point (`?movePause=after_seal`) while they kill the browser. */
+const movePause = params.get("movePause") as MovePoint | null;
+const moveFaults = {
+  at: (point: MovePoint) => {
+    if (point !== movePause) return;
+    document.body.dataset["movePaused"] = point;
+    return new Promise<void>(() => {});
+  },
+};
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 let selected: RunId | undefined = (params.get("run") as RunId | null) ?? undefined;
@@ -77,6 +108,8 @@ function line(e: JournalEvent): string {
       return `${e.reason}: ${e.detail}`;
     case "run.cancelled":
       return `by ${e.by}`;
+    case "run.moved":
+      return `moved from ${e.from} to ${e.to} (epoch ${e.epoch})`;
   }
 }
 
@@ -98,7 +131,8 @@ function renderRuns(runs: RunSummary[]): void {
   const list = $("runs");
   list.replaceChildren(
     ...runs.map((r) => {
-      const item = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status), " ", el("span", { class: "seq" }, `${r.seq} events`));
+      const item = el("li", { "data-run": r.runId, "data-status": r.status, "data-custody": r.custody?.role ?? "owner", class: r.runId === selected ? "selected" : "" }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status), " ", el("span", { class: "seq" }, `${r.seq} events`));
+      if (r.custody !== undefined) item.append(" ", el("span", { class: "custody" }, r.custody.role === "moved" ? `moved to ${r.custody.to}` : r.custody.role.replace("_", " ")));
       if (r.status === "running") item.title = leaseLine(r.status, r.lease);
       item.addEventListener("click", () => {
         selected = r.runId;
@@ -136,13 +170,19 @@ function renderApproval(runId: RunId, a: ApprovalState): HTMLElement {
 async function renderRun(runId: RunId): Promise<void> {
   const state = await driver.state(runId);
   const events = await driver.events(runId);
+  const custody = await store.custody!(runId);
   $("run-title").textContent = `${runId}: ${state.status}`;
   $("run").dataset["status"] = state.status;
-  $("lease").textContent = leaseLine(state.status, await driver.lease(runId));
-  const pending = Object.values(state.approvals).filter((a) => a.status === "pending");
+  $("run").dataset["custody"] = custody?.role ?? "owner";
+  $("lease").textContent = custody === undefined ? leaseLine(state.status, await driver.lease(runId)) : custody.role === "moved" ? `moved to ${custody.to}: it is continued there (this copy takes nothing more)` : `a ${custody.role.replace("_", " ")} copy: owned elsewhere`;
+  const movable = edge !== undefined && custody === undefined && (state.status === "running" || state.status === "waiting") && !moving.has(runId);
+  $("continue").hidden = !movable;
+  $("continue").dataset["run"] = runId;
+  // Only the owner answers: a copy's approvals are answered where the run is (the console, for the edge).
+  const pending = custody === undefined ? Object.values(state.approvals).filter((a) => a.status === "pending") : [];
   // Re-rendered only when what is asked changes: a button replaced under the
   // pointer between its mousedown and mouseup would swallow the click.
-  const shown = `${runId} ${pending.map((a) => a.approvalId).join(" ")}`;
+  const shown = `${runId} ${custody?.role ?? "owner"} ${pending.map((a) => a.approvalId).join(" ")}`;
   if ($("approvals").dataset["shown"] !== shown) {
     $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
     $("approvals").dataset["shown"] = shown;
@@ -158,7 +198,8 @@ async function render(): Promise<void> {
   follow(selected);
   renderRuns(runs);
   if (selected !== undefined) await renderRun(selected);
-  $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} · ${driving > 0 ? "driving" : "idle"}`;
+  $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} (place ${placeName}) · ${driving > 0 ? "driving" : "idle"}`;
+  renderEdge();
   $("agent").textContent = `agent: ${describeAgent(choice, "a model below")}`;
 }
 
@@ -215,16 +256,139 @@ function resumeAt(at: number): void {
 }
 
 async function drive(runId?: RunId): Promise<void> {
+  if (runId !== undefined && moving.has(runId)) return;
   driving++;
   try {
     const outcomes: RunOutcome[] = runId !== undefined ? [await driver.resume(runId)] : await driver.driveAll();
     // A run another tab holds: taken over the moment its lease expires, if that tab is gone.
     for (const o of outcomes) if (o.stopped === "busy" && o.lease !== undefined && o.lease !== null) resumeAt(o.lease.expiresAt);
+  } catch (e) {
+    // A run that moved away (or is in transit) is not this tab's to drive.
+    if (!isIsoagentError(e, "RUN_MOVED") && !isIsoagentError(e, "RUN_IN_TRANSIT") && !isIsoagentError(e, "RUN_MIRROR")) throw e;
   } finally {
     driving--;
+    mirror?.notify();
     await refresh();
   }
 }
+
+// ---- the edge: mirror, moves, and settling what a closed tab cut -------------------
+
+const mirror: Mirror | undefined = edge === undefined ? undefined : mirrorRuns({ store, to: edge, everyMs: 2000, onState: (st) => (mirrorStates = [...mirrorStates.filter((x) => x.runId !== st.runId), st]) });
+
+function renderEdge(): void {
+  if (edge === undefined) return;
+  $("edge").hidden = false;
+  const synced = mirrorStates.filter((m) => m.acked !== undefined && m.acked >= m.seq).length;
+  const lags = mirrorStates.flatMap((m) => (m.lagMs === undefined ? [] : [m.lagMs]));
+  $("mirror").textContent = `mirrored to the edge: ${synced} of ${mirrorStates.length} runs up to date${lags.length > 0 ? `, last lag ${Math.max(...lags)} ms` : ""}${mirrorStates.some((m) => !m.online) ? " (offline: queued)" : ""}`;
+  $("edge-note").textContent = edgeNote;
+  const list = $("edge-runs");
+  list.replaceChildren(
+    ...edgeRuns.map((r) => {
+      const takeable = r.status !== "running" && !moving.has(r.runId);
+      const item = el("li", { "data-run": r.runId, "data-status": r.status }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status));
+      if (takeable) {
+        const b = el("button", { class: "take-offline", "data-run": r.runId }, "Take offline");
+        b.addEventListener("click", () => void takeOffline(r.runId));
+        item.append(" ", b);
+      }
+      return item;
+    }),
+  );
+}
+
+/** The edge's runs it owns (those this page could take offline). */
+async function loadEdge(): Promise<void> {
+  if (edge === undefined) return;
+  try {
+    const res = await fetch("/runs?limit=50", { credentials: "same-origin" });
+    if (res.status === 401) {
+      edgeNote = "log in to the console (same origin) to mirror and move runs";
+      edgeRuns = [];
+      return;
+    }
+    const { runs } = (await res.json()) as { runs: RunSummary[] };
+    edgeRuns = runs.filter((r) => r.custody === undefined);
+    edgeNote = "";
+  } catch {
+    edgeNote = "the edge is out of reach: runs stay here, and their mirrors wait";
+  }
+}
+
+/** "Continue in the cloud": the run moves to the Worker, which drives it from there. */
+async function continueInCloud(runId: RunId): Promise<void> {
+  if (edge === undefined) return;
+  moving.add(runId);
+  document.body.dataset["moving"] = runId;
+  try {
+    // Nobody here drives it while it moves (the move takes its lease: a drive under way in this tab ends first).
+    await until(() => driving === 0);
+    await moveRun(runId, here, edge, { faults: moveFaults });
+    document.body.dataset["moved"] = runId;
+  } catch (e) {
+    edgeNote = `the move of ${runId} did not finish: ${e instanceof Error ? e.message : String(e)}`;
+    // Settled at once when the edge can be reached (rolled back before the seal, completed after it); otherwise when the page comes back.
+    await settleMove(runId, here, edge).catch(() => {});
+  } finally {
+    moving.delete(runId);
+    delete document.body.dataset["moving"];
+    await loadEdge();
+    await refresh();
+  }
+}
+
+/** "Take offline": a run the Worker holds (waiting for the user, or ended) moves into this tab, and is driven here. */
+async function takeOffline(runId: RunId): Promise<void> {
+  if (edge === undefined) return;
+  moving.add(runId);
+  try {
+    await moveRun(runId, edge, here, { faults: moveFaults });
+    selected = runId;
+    document.body.dataset["offline"] = runId;
+  } catch (e) {
+    edgeNote = `taking ${runId} offline did not finish: ${e instanceof Error ? e.message : String(e)}`;
+    await settleMove(runId, here, edge).catch(() => {});
+  } finally {
+    moving.delete(runId);
+    await loadEdge();
+    void drive(runId);
+  }
+}
+
+/**
+ * Moves a closed tab (a crash, a kill) left between this browser and the
+ * edge are settled when the page comes back: completed when the source
+ * sealed the run, rolled back when it had not. Either way one place owns it.
+ */
+let unsettled = true;
+async function settleMoves(): Promise<void> {
+  if (edge === undefined) return;
+  let failed = false;
+  for (const r of await store.listRuns()) {
+    const c = r.custody;
+    if ((c?.role === "moved" && c.to !== edge.name) || c?.role === "mirror" || moving.has(r.runId)) continue;
+    await settleMove(r.runId, here, edge, { prefer: "rollback" }).catch((e: unknown) => {
+      failed = true;
+      edgeNote = `could not settle the move of ${r.runId} yet (tried again while the page is open): ${e instanceof Error ? e.message : String(e)}`;
+    });
+  }
+  // Until every cut move is settled (the edge out of reach, the console's session gone), it is tried again.
+  unsettled = failed;
+  document.body.dataset["settled"] = failed ? "pending" : "yes";
+}
+
+function until(ok: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const look = (): void => (ok() ? resolve() : void setTimeout(look, 50));
+    look();
+  });
+}
+
+$("continue").addEventListener("click", () => {
+  const runId = $("continue").dataset["run"] as RunId | undefined;
+  if (runId !== undefined) void continueInCloud(runId);
+});
 
 $("start").addEventListener("click", () => {
   void (async () => {
@@ -256,7 +420,12 @@ setInterval(() => void refresh(), 1000);
 setInterval(() => {
   if (driving === 0) void drive();
 }, 1000);
-window.addEventListener("online", () => void drive());
+window.addEventListener("online", () => {
+  void drive();
+  mirror?.notify();
+  void settleMoves();
+});
+if (edge !== undefined) setInterval(() => void loadEdge().then(async () => (unsettled ? settleMoves() : undefined)).then(refresh), 2000);
 window.addEventListener("offline", () => void refresh());
 
 // Traces: exported while online when a collector is set (see traces.ts), never otherwise.
@@ -269,6 +438,8 @@ if ("serviceWorker" in navigator && params.get("sw") !== "off") {
   });
 }
 
+await settleMoves();
+await loadEdge();
 await refresh();
 document.body.dataset["ready"] = "yes";
 // A reload mid-run: whatever was running is resumed here.

@@ -5,7 +5,7 @@
  * workspace tools' reconcile hook can tell whether a write took effect.
  */
 import { idbWorkspace } from "../../../adapters/idb/index.js";
-import { workspaceTools } from "../../../src/toolkit/index.js";
+import { askUserTool, taskCompleteTool, workspaceTools } from "../../../src/toolkit/index.js";
 import type { Tool } from "../../../src/index.js";
 
 const SEED: Record<string, string> = {
@@ -25,7 +25,9 @@ export async function openWorkspace(name = "isoagent-example-workspace", writeDe
   const slowWrite = { ...writeFile, call: async (a: never, ctx: Parameters<typeof writeFile.call>[1]) => (await new Promise((r) => setTimeout(r, writeDelayMs)), writeFile.call(a, ctx)) };
   const dec = new TextDecoder();
   return {
-    tools: tools.map((t) => (t.name === "write_file" ? slowWrite : t)) as Tool<never, unknown>[],
+    // The Worker's tools (examples/worker/workspace.ts), shape for shape: a run moves only between places whose tools have its shapes.
+    tools: [...tools.map((t) => (t.name === "write_file" ? slowWrite : t)), taskCompleteTool(), askUserTool()] as Tool<never, unknown>[],
+    workspace: ws,
     reconcile,
     files: async () => Promise.all((await ws.list("")).map(async (f) => ({ path: f.path, content: dec.decode((await ws.read(f.path))!) }))),
   };

@@ -1,0 +1,33 @@
+/**
+ * The typed errors of bundles and moves. Every refusal of a bundle says
+ * what is wrong and where (a line, an event, an artifact), and nothing of a
+ * refused bundle is written.
+ */
+import { IsoagentError } from "../errors.js";
+
+/** The codes a bundle or a move is refused with. */
+export type MoveErrorCode =
+  | "BUNDLE_INVALID"
+  | "BUNDLE_VERSION"
+  | "BUNDLE_TRUNCATED"
+  | "BUNDLE_REORDERED"
+  | "BUNDLE_TAMPERED"
+  | "BUNDLE_ARTIFACT_MISSING"
+  | "BUNDLE_TOO_LARGE"
+  | "RUN_DIVERGED"
+  | "MOVE_FENCED"
+  | "MOVE_REFUSED";
+
+/**
+ * A bundle refused, or a move that cannot go on. `seq` names the first
+ * differing event of a diverged run.
+ */
+export class MoveError extends IsoagentError {
+  declare readonly code: MoveErrorCode;
+  readonly seq: number | undefined;
+  constructor(code: MoveErrorCode, message: string, details: { seq?: number } = {}) {
+    super(code, message);
+    this.name = "MoveError";
+    this.seq = details.seq;
+  }
+}
