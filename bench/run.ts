@@ -34,6 +34,7 @@ const { benchBundles, bundleResults, printBundles } = await import("./bundles.js
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { benchBash, bashResults, printBash } = await import("./bash.js");
 const { benchMcp, mcpResults, printMcp } = await import("./mcp.js");
+const { benchPush, printPush, pushResults } = await import("./push.js");
 const { exitCode, load, writeResults } = await import("./results.js");
 type Result = import("./results.js").Result;
 
@@ -123,6 +124,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchMcp({ quick });
     printMcp(f);
     return mcpResults(f);
+  },
+  push: async () => {
+    const f = await benchPush({ quick });
+    printPush(f);
+    return pushResults(f);
   },
 };
 

@@ -92,6 +92,14 @@ export interface RunObjectApi {
   hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
   /** Why the hosted run could not be driven the last time it was tried (its tools changed shape, ...), or null. */
   hostProblem(runId: RunId): Promise<Wire<{ code: string; message: string } | null>>;
+  /**
+   * The run's journal from `fromSeq` on as a live SSE body (isoagent/http's
+   * `journalStream`), held by this object and pushed as it appends, with a
+   * ping every `keepAliveMs` while nothing changes.
+   */
+  hostStream(runId: RunId, fromSeq: number, keepAliveMs: number): Promise<Wire<ReadableStream<Uint8Array>>>;
+  /** The live event streams open on this object; this incarnation's appends, and the journal reads its streams made. */
+  hostStreams(): Promise<Wire<{ open: number; appends: number; reads: number }>>;
   /** Drives the hosted run now (tests; the alarm does it otherwise). */
   hostDrive(): Promise<Wire<RunOutcome | null>>;
   /**

@@ -2,10 +2,10 @@
  * The HTTP app's backend on Durable Objects: each run is hosted (driven) by
  * its own object; the index lists them.
  */
-import { isIsoagentError, randomIds, StoreError, type IdSource, type RunHead } from "../../src/index.js";
+import { isIsoagentError, journalNames, randomIds, StoreError, type IdSource, type RunHead } from "../../src/index.js";
 import type { RunsBackend } from "../../src/http/index.js";
 import { listWithLeases } from "./leases.js";
-import { runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
+import { artifactShard, runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
 import { unwire } from "./wire.js";
 import { durableObjectMoves } from "./move.js";
 
@@ -60,6 +60,15 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     },
     async events(runId, fromSeq) {
       return unwire(await (await run(runId)).storeRead(runId, fromSeq));
+    },
+    async stream(runId, fromSeq, { keepAliveMs }) {
+      // The run's object holds the stream, and pushes as it appends.
+      return unwire(await (await run(runId)).hostStream(runId, fromSeq, keepAliveMs));
+    },
+    async artifact(runId, sha256) {
+      // The journal first (artifacts live in shard objects shared by every run): only one the run names is read.
+      const events = unwire(await (await run(runId)).storeRead(runId, 1));
+      return journalNames(events, sha256) ? unwire(await runObject(env.RUNS, artifactShard(sha256)).artifactGet(sha256)) : null;
     },
     async approve(runId, approvalId, answer) {
       unwire(await (await run(runId)).hostApprove(runId, approvalId, answer));

@@ -53,6 +53,10 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     this.alarmClock = new Alarm(ctx.storage);
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS runs (runId TEXT PRIMARY KEY, status TEXT NOT NULL, createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL, seq INTEGER NOT NULL)");
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS runs_by_updated ON runs (updatedAt DESC)");
+    // Each run's title (its task's first line), added after the table: an index made before has no such column yet.
+    if (!ctx.storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('runs')").toArray().some((c) => c.name === "title")) {
+      ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN title TEXT");
+    }
     // A copy's custody (isoagent/move: a mirror, a run in transit, one that moved away); null for a run its object owns.
     if (!ctx.storage.sql.exec<{ name: string }>("PRAGMA table_info(runs)").toArray().some((c) => c.name === "custody")) ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN custody TEXT");
   }
@@ -65,12 +69,13 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
   /** Records a run's head unless the index already has a later one; a run not ended keeps the sweep armed. */
   async report(s: RunHead & { custody?: Custody }): Promise<void> {
     this.ctx.storage.sql.exec(
-      "INSERT INTO runs (runId, status, createdAt, updatedAt, seq, custody) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (runId) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt, seq = excluded.seq, custody = excluded.custody WHERE excluded.seq >= runs.seq",
+      "INSERT INTO runs (runId, status, createdAt, updatedAt, seq, title, custody) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (runId) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt, seq = excluded.seq, title = coalesce(runs.title, excluded.title), custody = excluded.custody WHERE excluded.seq >= runs.seq",
       s.runId,
       s.status,
       s.createdAt,
       s.updatedAt,
       s.seq,
+      s.title ?? null,
       s.custody === undefined ? null : JSON.stringify(s.custody),
     );
     if (!TERMINAL_STATUSES.has(s.status)) await this.alarmClock.arm(Date.now() + this.sweepMs());
@@ -85,12 +90,20 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     // Distinct known statuses only: a filter never grows the statement past SQLite's bound parameters.
     const statuses = [...new Set(filter.status ?? [])].filter((s) => RUN_STATUSES.includes(s));
     if (filter.status !== undefined && filter.status.length > 0 && statuses.length === 0) return [];
-    const where = statuses.length > 0 ? `WHERE status IN (${statuses.map(() => "?").join(", ")})` : "";
+    const conditions = statuses.length > 0 ? [`status IN (${statuses.map(() => "?").join(", ")})`] : [];
+    const params: (string | number)[] = [...statuses];
+    // After the last run of the previous page, in the listing's order (updatedAt DESC, runId).
+    const before = filter.before;
+    if (before !== undefined) {
+      conditions.push("(updatedAt < ? OR (updatedAt = ? AND runId > ?))");
+      params.push(before.updatedAt, before.updatedAt, before.runId);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
     const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
     return this.ctx.storage.sql
-      .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number; custody: string | null }>(`SELECT runId, status, createdAt, updatedAt, seq, custody FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`, ...statuses, limit)
+      .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number; title: string | null; custody: string | null }>(`SELECT runId, status, createdAt, updatedAt, seq, title, custody FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`, ...params, limit)
       .toArray()
-      .map((r) => ({ runId: r.runId as RunHead["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.custody === null ? {} : { custody: JSON.parse(r.custody) as Custody }) }));
+      .map((r) => ({ runId: r.runId as RunHead["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === null ? {} : { title: r.title }), ...(r.custody === null ? {} : { custody: JSON.parse(r.custody) as Custody }) }));
   }
 
   /**

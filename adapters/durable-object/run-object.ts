@@ -19,6 +19,7 @@ import {
   createDriver,
   isIsoagentError,
   StoreError,
+  taskTitle,
   TERMINAL_STATUSES,
   type ApprovalAnswer,
   type ApprovalId,
@@ -37,6 +38,7 @@ import {
   type Snapshot,
   type Store,
 } from "../../src/index.js";
+import { journalStream } from "../../src/http/stream.js";
 import { Alarm } from "./alarm.js";
 import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
 import { localStore } from "./local-store.js";
@@ -138,6 +140,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
     private async appendHere(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const before = this.sql.summary()?.status;
       const head = this.sql.append(runId, events, guard, status);
+      this.tell("append");
       this.spans.afterAppend();
       if (guard.lease === undefined && this.operating !== undefined) await this.fault(`${this.operating}/appended`);
       // A seal (run.moved) changes the run's custody: the index hears of it at once, as of a status.
@@ -205,6 +208,54 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       return wire(() => this.sql.getArtifact(sha256));
     }
 
+    // ---- live event streams: the object holds them, and tells them when it appends -----
+    //
+    // Every append to the run passes through appendHere (its own host's, and
+    // a remote driver's over storeAppend), so the object hears them all; a
+    // stream reads this object's SQLite from where its reader is, pulled, and
+    // pings while nothing changes. Held here rather than fanned out by a
+    // hibernatable WebSocket: EventSource and curl speak SSE, so a socket
+    // would need a bridge in the Worker turning it back into SSE, for a
+    // saving (the object may sleep while streams are open) that matters only
+    // for a run that waits long with a console open (DEVELOPERS.md).
+
+    private readonly watchers = new Set<(what: "append" | "progress") => void>();
+    /** This incarnation's appends, and the journal reads its streams made (each after a change heard, or at a stream's start). */
+    private readonly streamStats = { appends: 0, reads: 0 };
+
+    private tell(what: "append" | "progress"): void {
+      if (what === "append") this.streamStats.appends++;
+      for (const w of this.watchers) {
+        try {
+          w(what);
+        } catch {
+          // A stream's failure is its own.
+        }
+      }
+    }
+
+    hostStream(runId: RunId, fromSeq: number, keepAliveMs: number) {
+      return wire(() => {
+        const s = this.sql.summary();
+        if (s === undefined || s.runId !== runId) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
+        const feed = {
+          read: async (from: number) => {
+            this.streamStats.reads++;
+            return this.sql.read(runId, from);
+          },
+          progress: () => this.driver?.progress(runId),
+          watch: (listener: (what: "append" | "progress") => void) => {
+            this.watchers.add(listener);
+            return () => void this.watchers.delete(listener);
+          },
+        };
+        return journalStream(feed, { from: fromSeq, status: s.status, keepAliveMs }) as unknown as ReadableStream<Uint8Array>;
+      });
+    }
+    hostStreams() {
+      return wire(() => ({ open: this.watchers.size, ...this.streamStats }));
+    }
+
     // ---- moves and mirrors (isoagent/move: see move.ts) --------------------------------
 
     private mover(): MoveHost {
@@ -247,7 +298,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
       if (s === undefined || (s.indexedSeq >= s.seq && !custodyChanged)) return;
       if (!now) return this.arm(Date.now() + 1000);
       const { indexedSeq: _i, ...head } = s;
-      await this.env.RUN_INDEX.getByName("index").report(head);
+      await this.env.RUN_INDEX.getByName("index").report({ ...head, title: taskTitle(this.sql.task()) });
       this.sql.markIndexed(s.seq);
     }
 
@@ -291,6 +342,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         tools: await config.tools(hc),
         owner: `host:${this.boot}`,
         leaseTtlMs: ttl,
+        onProgress: () => this.tell("progress"),
         ...(config.limits === undefined ? {} : { limits: config.limits }),
         ...(faults === undefined ? {} : { faults }),
         ...(reconcile === undefined ? {} : { reconcile }),

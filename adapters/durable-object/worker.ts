@@ -16,6 +16,8 @@ export interface WorkerEnv extends RunBindings {
   readonly ISOAGENT_RUN_TOKEN?: string;
   /** Comma-separated origins allowed to call the API from a browser. */
   readonly ISOAGENT_CORS_ORIGINS?: string;
+  /** Milliseconds between a live event stream's keep-alive pings while nothing changes (default 15,000). */
+  readonly ISOAGENT_KEEPALIVE_MS?: string;
 }
 
 const list = (value: string | undefined): string[] => (value ?? "").split(",").map((t) => t.trim()).filter((t) => t.length >= 16);
@@ -31,11 +33,13 @@ export function workerApp(env: WorkerEnv, options: { ids?: IdSource; mcp?: (back
   const runTokens = list(env.ISOAGENT_RUN_TOKEN);
   const corsOrigins = (env.ISOAGENT_CORS_ORIGINS ?? "").split(",").map((o) => o.trim()).filter((o) => o !== "");
   const backend = durableObjectBackend(env, options.ids === undefined ? {} : { ids: options.ids });
+  const keepAliveMs = Number(env.ISOAGENT_KEEPALIVE_MS ?? NaN);
   return createHttpApp({
     backend,
     tokens: () => tokens,
     ...(runTokens.length > 0 ? { runTokens: () => runTokens } : {}),
     ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
+    ...(Number.isFinite(keepAliveMs) && keepAliveMs > 0 ? { keepAliveMs } : {}),
     ...(options.mcp === undefined ? {} : { mcp: options.mcp(backend) }),
   });
 }

@@ -24,9 +24,11 @@ import {
   leaseRelease,
   leaseRenew,
   leaseView,
+  listedAfter,
   sha256HexSync,
   StoreError,
   systemClock,
+  taskTitle,
   type AppendGuard,
   type ArtifactRef,
   type Clock,
@@ -193,17 +195,48 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     ...(tail === undefined
       ? { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, lease: leaseView(r.lease) }
       : { runId: r.runId, status: tail.status, createdAt: r.createdAt, updatedAt: tail.at, seq: tail.seq, lease: leaseView(r.lease) }),
+    ...(r.title === undefined ? {} : { title: r.title }),
     ...(r.custody === undefined ? {} : { custody: r.custody }),
   });
 
-  return {
+  // Appends are told to this store's watchers at once, and to the stores of
+  // the same database in other tabs (and workers) over a BroadcastChannel.
+  const watchers = new Map<RunId, Set<() => void>>();
+  const tell = (runId: RunId): void => {
+    for (const w of watchers.get(runId) ?? []) {
+      try {
+        w();
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  };
+  let channel: BroadcastChannel | undefined;
+  const bus = (): BroadcastChannel | undefined => {
+    if (channel === undefined && closed === undefined && typeof BroadcastChannel === "function") {
+      channel = new BroadcastChannel(`isoagent-idb:${name}`);
+      channel.onmessage = (m: MessageEvent<unknown>) => {
+        if (typeof m.data === "string") tell(m.data as RunId);
+      };
+      // (In Node, an open channel would keep the process alive.)
+      (channel as { unref?: () => void }).unref?.();
+    }
+    return channel;
+  };
+  /** Tells this store's watchers, and the other tabs' stores, that the run grew. */
+  const grew = (runId: RunId): void => {
+    tell(runId);
+    bus()?.postMessage(runId);
+  };
+
+  const store: IdbStore = {
     async createRun(first: RunCreated): Promise<void> {
       checkFirst(first);
       const d = await db();
       try {
         // Both records are added: a run that exists makes the first add fail, and the transaction with it.
         const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
-        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, tokens: 0 };
+        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, tokens: 0, title: taskTitle(first.task) };
         let exists = false;
         const taken = (e: unknown): void => {
           if (errorName(e) === "ConstraintError") exists = true;
@@ -263,7 +296,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         try {
           checkImport(runId, run === undefined ? undefined : { custody: run.custody, seq: head?.seq ?? 0, hash: head?.hash ?? "" }, events, guard.expectedSeq);
           const custody = custodyAfterImport(run?.custody, events, guard.role, guard.here, clock.now());
-          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, seq: 0, tokens: 0 };
+          const first = events[0]!;
+          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: first.at, updatedAt: 0, seq: 0, tokens: 0, ...(first.type === "run.created" ? { title: taskTitle(first.task) } : {}) };
           const { custody: _c, ...rest } = base;
           next = { ...rest, seq: last.seq, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events), ...(custody === undefined ? {} : { custody }) };
         } catch (refusal) {
@@ -416,7 +450,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         const out: RunSummary[] = [];
         runs.forEach((r, k) => {
           const s = summary(r, tails[k]);
-          if (filter.status === undefined || filter.status.includes(s.status)) out.push(s);
+          if ((filter.status === undefined || filter.status.includes(s.status)) && listedAfter(s, filter.before)) out.push(s);
         });
         out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
         return filter.limit === undefined ? out : out.slice(0, filter.limit);
@@ -494,7 +528,29 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
 
     close(): void {
       closed = `the store of database ${name} was closed`;
+      channel?.close();
       void opening?.then((d) => d.close());
+    },
+  };
+  return {
+    ...store,
+    async append(runId, events, guard, status) {
+      const head = await store.append(runId, events, guard, status);
+      grew(runId);
+      return head;
+    },
+    async importEvents(runId, events, guard) {
+      const head = await store.importEvents!(runId, events, guard);
+      grew(runId);
+      return head;
+    },
+    watch(runId, listener) {
+      bus();
+      const set = watchers.get(runId) ?? new Set();
+      watchers.set(runId, set.add(listener));
+      return () => {
+        if (set.delete(listener) && set.size === 0) watchers.delete(runId);
+      };
     },
   };
 }

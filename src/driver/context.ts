@@ -4,6 +4,7 @@
  */
 import type { Agent, ExposedTool } from "../agents/index.js";
 import type { Clock } from "../clock.js";
+import type { RunId } from "../ids.js";
 import { hashJsonSync } from "../json/index.js";
 import type { Limits, RunState } from "../journal/index.js";
 import type { Policy } from "../policy/index.js";
@@ -39,6 +40,8 @@ export interface DriverContext {
   readonly faults: Faults | undefined;
   /** What streaming agents said so far, per run. */
   readonly progress: ProgressBoard;
+  /** Tells the run's watchers (Driver.watch) that it changed: appended to, or its progress. */
+  readonly notify: (runId: RunId, what: "append" | "progress") => void;
   readonly tools: ReadonlyMap<string, ToolEntry>;
   /** The tools the agent is offered (all but deny), in registration order. */
   readonly exposed: readonly ExposedTool[];

@@ -1,7 +1,7 @@
 import { systemClock } from "../clock.js";
 import { randomIds, type ApprovalId, type RunId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json/index.js";
-import { seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
+import { journalNames, seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
 import { allowAll } from "../policy/index.js";
 import { memoryStore, type LeaseView, type RunFilter, type RunSummary } from "../store/index.js";
 import { compileTools, type Tool } from "../tools/index.js";
@@ -44,6 +44,26 @@ export interface Driver {
   events(runId: RunId, fromSeq?: number): Promise<JournalEvent[]>;
   /** What a streaming agent has said so far in the step this driver is deciding for the run (not journaled). */
   progress(runId: RunId): StepProgress | undefined;
+  /**
+   * An artifact's bytes, only when the run's journal names it (an output it
+   * kept, a compaction that elided one): the store's artifacts are shared
+   * by its runs, so one run's reader never gets another's. Null otherwise.
+   */
+  artifact(runId: RunId, sha256: string): Promise<Uint8Array | null>;
+  /**
+   * Hears a run change through this driver: `"append"` once the store took
+   * events this driver wrote (its steps, an operator's answer), `"progress"`
+   * when what {@link Driver.progress} shows moved. A signal to read again,
+   * not the events. Appends by another driver sharing the store are heard
+   * too when the store tells them (`Store.watch`: `memoryStore` does), not
+   * otherwise. Returns the function that stops listening.
+   *
+   * @example
+   * ```ts
+   * const stop = driver.watch(runId, (what) => { if (what === "append") void show(runId) })
+   * ```
+   */
+  watch(runId: RunId, listener: (what: "append" | "progress") => void): () => void;
 }
 
 function positive(name: string, value: number | undefined, fallback: number, zero = ""): number {
@@ -106,6 +126,18 @@ export function createDriver(options: DriverOptions): Driver {
     throw new DriverError("DRIVER_INVALID", "policyVersion must be a non-empty string of at most 256 characters");
   }
   const context = checkContext(options.context);
+  const watchers = new Map<RunId, Set<(what: "append" | "progress") => void>>();
+  // Appends are heard from the store when it can tell them (every driver sharing it), else from this driver.
+  const notify = (runId: RunId, what: "append" | "progress", created = false): void => {
+    if (what === "append" && !created && ctx.store.watch !== undefined) return;
+    for (const w of watchers.get(runId) ?? []) {
+      try {
+        w(what);
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  };
   const exposed = offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
   const ctx: DriverContext = {
     store: options.store ?? memoryStore({ clock }),
@@ -122,7 +154,11 @@ export function createDriver(options: DriverOptions): Driver {
     context,
     toolsTokens: Math.ceil(JSON.stringify(exposed).length / 4),
     faults: options.faults,
-    progress: new ProgressBoard(options.onProgress),
+    progress: new ProgressBoard((runId, step, p) => {
+      notify(runId, "progress");
+      options.onProgress?.(runId, step, p);
+    }),
+    notify,
     tools,
     exposed,
     exposedNames: offered.map((c) => c.name),
@@ -153,6 +189,7 @@ export function createDriver(options: DriverOptions): Driver {
       const runId = opts.runId ?? ids.runId();
       const first = seal({ v: 2, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
       await ctx.store.createRun(first);
+      notify(runId, "append", true);
       return runId;
   };
 
@@ -186,6 +223,17 @@ export function createDriver(options: DriverOptions): Driver {
     lease: (runId) => ctx.store.lease(runId),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),
     progress: (runId) => ctx.progress.get(runId),
+    artifact: async (runId, sha256) => (journalNames(await ctx.store.read(runId), sha256) ? ctx.store.getArtifact(sha256) : null),
+    watch(runId, listener) {
+      const set = watchers.get(runId) ?? new Set();
+      watchers.set(runId, set.add(listener));
+      const unheard = ctx.store.watch?.(runId, () => listener("append"));
+      return () => {
+        unheard?.();
+        // (The set is dropped with its last listener, so a run watched once costs nothing after.)
+        if (set.delete(listener) && set.size === 0) watchers.delete(runId);
+      };
+    },
   };
 }
 

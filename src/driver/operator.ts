@@ -75,6 +75,7 @@ export async function operatorAppend(ctx: DriverContext, runId: RunId, build: (s
     for (const e of sealed) apply(state, e);
     try {
       await ctx.store.append(runId, sealed, { expectedSeq: sealed[0]!.seq - 1 }, state.status);
+      ctx.notify(runId, "append");
       return state;
     } catch (e) {
       if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;

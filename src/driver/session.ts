@@ -102,6 +102,7 @@ export class Session {
         const head = await this.ctx.store.append(this.state.runId, this.pending, { expectedSeq: this.committed.seq, lease: this.lease }, this.state.status);
         this.committed = head;
         this.pending = [];
+        this.ctx.notify(this.state.runId, "append");
         await this.maybeSnapshot();
         return;
       } catch (e) {

@@ -17,19 +17,19 @@ import { bodyLimit } from "hono/body-limit";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
-import { streamSSE } from "hono/streaming";
 import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
+import { decodeUtf8Fatal } from "../web.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
-import { pendingApprovals, TERMINAL_STATUSES } from "../journal/index.js";
-import { after } from "../web.js";
+import { pendingApprovals } from "../journal/index.js";
 import { journalSpans, otlpJson } from "../otel/index.js";
 import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenIndex, tokenOk, UNSAFE_METHODS } from "./auth.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
 import { createIdempotent, IDEMPOTENCY_KEY, idempotentRunId } from "./idempotency.js";
-import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, readBody, RECONCILE, STATUS, view } from "./wire.js";
+import { verifyJournal } from "./verify.js";
+import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, pageCursor, readBody, RECONCILE, STATUS, view } from "./wire.js";
 import { registerMoveRoutes } from "./move-routes.js";
 
 /** What a caller's token lets it do: "run" creates and reads runs; "operator" also answers approvals, reconciles and cancels. */
@@ -65,8 +65,12 @@ export interface HttpAppOptions {
   readonly maxImportBytes?: number;
   /** Origins allowed to call the API from a browser, with a bearer token. Default: none (CORS off). */
   readonly corsOrigins?: readonly string[];
-  /** How often a live event stream looks for new events. Default 300 ms. */
-  readonly pollMs?: number;
+  /**
+   * How often a live event stream with nothing to say sends a keep-alive
+   * ping (which keeps proxies from closing it). Events are pushed as they
+   * are appended, never polled for. Default 15,000 ms.
+   */
+  readonly keepAliveMs?: number;
   /** The app's public origin (`https://agents.example.com`), when a proxy in front changes the scheme or host the app sees. Default: the request's own. */
   readonly origin?: string;
   /** How long a console session lasts. Default 12 hours. */
@@ -75,9 +79,16 @@ export interface HttpAppOptions {
   readonly clock?: Clock;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => void after(ms, r));
-
 /** The origin a request names itself by: scheme, host and port of its URL. */
+const isUtf8 = (bytes: Uint8Array): boolean => {
+  try {
+    decodeUtf8Fatal(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const ownOrigin = (url: string): string => {
   const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]+)/i.exec(url);
   return m === null ? "" : m[1]!.toLowerCase();
@@ -95,7 +106,8 @@ const ownOrigin = (url: string): string => {
 export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope; caller: string } }> {
   const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const pollMs = options.pollMs ?? 300;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  if (!(Number.isFinite(keepAliveMs) && keepAliveMs > 0)) throw new TypeError(`keepAliveMs must be a number above 0, not ${String(keepAliveMs)}`);
   const clock = options.clock ?? systemClock;
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const originOf = (c: Context): string => (options.origin ?? ownOrigin(c.req.url)).toLowerCase().replace(/\/$/, "");
@@ -246,7 +258,14 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     return c.json({ runId: made.runId }, 201);
   });
 
-  app.get("/runs", async (c) => c.json({ runs: await backend.list(listQuery(c)) }));
+  // A page: with ?limit=, one more is asked for, and `next` (the cursor of ?before=) says there is a page after.
+  app.get("/runs", async (c) => {
+    const q = listQuery(c);
+    const runs = await backend.list(q.limit === undefined ? q : { ...q, limit: q.limit + 1 });
+    if (q.limit === undefined || runs.length <= q.limit) return c.json({ runs });
+    const page = runs.slice(0, q.limit);
+    return c.json({ runs: page, next: pageCursor(page[q.limit - 1]!) });
+  });
 
   app.get("/runs/:id", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
@@ -264,6 +283,28 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     return c.json(otlpJson(journalSpans(await backend.events(runId, 1))));
   });
 
+  // The whole hash chain, re-verified here from the first event: ok with the head, or the first seq where it breaks.
+  app.get("/runs/:id/verify", async (c) => {
+    const runId = idParam(parseRunId, c.req.param("id"));
+    return c.json(verifyJournal(await backend.events(runId, 1)));
+  });
+
+  // An artifact of the run (an output kept whole, an elided one), only when its journal names it.
+  app.get("/runs/:id/artifacts/:sha256", async (c) => {
+    const runId = idParam(parseRunId, c.req.param("id"));
+    const sha256 = c.req.param("sha256");
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new HttpError("INVALID_ID", `${JSON.stringify(sha256.slice(0, 80))} is not a SHA-256 in hex`);
+    const bytes = await backend.artifact(runId, sha256);
+    if (bytes === null) throw new HttpError("ARTIFACT_NOT_FOUND", `run ${runId}'s journal names no artifact ${sha256}`);
+    // Shown as text when it is UTF-8, else downloaded; never run as a page (a sandbox with nothing allowed).
+    const text = isUtf8(bytes);
+    return c.body(bytes as never, 200, {
+      "content-type": text ? "text/plain; charset=utf-8" : "application/octet-stream",
+      ...(text ? {} : { "content-disposition": `attachment; filename="${sha256}.bin"` }),
+      "content-security-policy": "default-src 'none'; sandbox",
+    });
+  });
+
   app.get("/runs/:id/approvals", async (c) => {
     const state = await backend.state(idParam(parseRunId, c.req.param("id")));
     return c.json({ approvals: pendingApprovals(state) });
@@ -276,37 +317,9 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
       return c.json({ events: await backend.events(runId, from) });
     }
-    await backend.state(runId); // 404 before the stream starts
-    return streamSSE(c, async (stream) => {
-      let next = from;
-      let closed = false;
-      let shown = 0;
-      stream.onAbort(() => {
-        closed = true;
-      });
-      while (!closed) {
-        const events = await backend.events(runId, next);
-        for (const e of events) {
-          await stream.writeSSE({ id: String(e.seq), event: "journal", data: JSON.stringify(e) });
-          next = e.seq + 1;
-        }
-        if (events.length === 0) {
-          // What the agent streams while it decides: shown, never journaled.
-          const progress = await backend.progress?.(runId);
-          if (progress !== undefined && progress.version !== shown) {
-            shown = progress.version;
-            await stream.writeSSE({ event: "progress", data: JSON.stringify({ step: progress.step, text: progress.text, calls: progress.calls, ...(progress.tools !== undefined && progress.tools.length > 0 ? { tools: progress.tools } : {}) }) });
-          }
-          const state = await backend.state(runId);
-          if (TERMINAL_STATUSES.has(state.status) && state.seq < next) {
-            await stream.writeSSE({ event: "end", data: JSON.stringify({ status: state.status }) });
-            return;
-          }
-          await stream.writeSSE({ event: "ping", data: "" });
-          await sleep(pollMs);
-        }
-      }
-    });
+    // Pushed by whoever appends to the run (see stream.ts): 404 before the stream starts.
+    const body = await backend.stream(runId, from, { keepAliveMs });
+    return c.body(body as never, 200, { "content-type": "text/event-stream; charset=utf-8" });
   });
 
   app.post("/runs/:id/approvals/:approvalId", async (c) => {

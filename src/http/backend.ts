@@ -9,6 +9,7 @@ import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { JournalEvent, RunState } from "../journal/index.js";
 import type { LeaseView, RunFilter, RunSummary } from "../store/index.js";
+import { journalStream, type EventStreamBody } from "./stream.js";
 import type { MoveBackend } from "./move-routes.js";
 
 /** Why a run cannot be driven on (its tools changed shape, ...), for the operator. */
@@ -31,6 +32,15 @@ export interface RunsBackend {
   /** Who holds the run's lease and until when (by the store's clock), or null. */
   lease(runId: RunId): Promise<LeaseView | null>;
   events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
+  /**
+   * The run's journal from `fromSeq` on as a live SSE body, pushed as it is
+   * appended (`journalStream` builds one from a read and a watch), with a
+   * ping every `keepAliveMs` while nothing changes; it ends with the run.
+   * RUN_NOT_FOUND (404) for an unknown run, before anything is streamed.
+   */
+  stream(runId: RunId, fromSeq: number, options: { keepAliveMs: number }): Promise<EventStreamBody>;
+  /** An artifact's bytes, only when the run's journal names it (artifacts are shared between runs); null otherwise. */
+  artifact(runId: RunId, sha256: string): Promise<Uint8Array | null>;
   /** Answers an approval; the run is then driven on. */
   approve(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
   deny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<void>;
@@ -70,6 +80,12 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     state: (runId) => driver.state(runId),
     lease: (runId) => driver.lease(runId),
     events: (runId, fromSeq) => driver.events(runId, fromSeq),
+    // Pushed: the driver says when it appended (or its progress moved); appends by another driver on the same store are not heard.
+    async stream(runId, fromSeq, { keepAliveMs }) {
+      const { status } = await driver.state(runId);
+      return journalStream({ read: (from) => driver.events(runId, from), progress: () => driver.progress(runId), watch: (l) => driver.watch(runId, l) }, { from: fromSeq, status, keepAliveMs });
+    },
+    artifact: (runId, sha256) => driver.artifact(runId, sha256),
     approve: (runId, approvalId, answer) => answerThenDrive(() => driver.approve(runId, approvalId, answer), () => drive(runId)),
     deny: (runId, approvalId, answer) => answerThenDrive(() => driver.deny(runId, approvalId, answer), () => drive(runId)),
     settle: (runId, approvalId, answer) => answerThenDrive(() => driver.settle(runId, approvalId, answer), () => drive(runId)),

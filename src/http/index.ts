@@ -8,5 +8,6 @@ export { createHttpApp, type HttpAppOptions, type McpEndpoint, type Scope } from
 export { driverBackend, type RunProblem, type RunsBackend } from "./backend.js";
 export { DEFAULT_SESSION_TTL_MS, SESSION_COOKIE } from "./auth.js";
 export { createIdempotent, IDEMPOTENCY_KEY, idempotentRunId } from "./idempotency.js";
+export { journalStream, type EventStreamBody, type JournalFeed, type JournalStreamOptions } from "./stream.js";
 export { registerMoveRoutes, type MoveBackend } from "./move-routes.js";
 export { storeMoveBackend, type StoreMoveOptions } from "./move-backend.js";

@@ -4,6 +4,7 @@
  * the API shows it.
  */
 import type { Context } from "hono";
+import { parseRunId, type RunId } from "../ids.js";
 import { tryParseJson, type JsonValue } from "../json/index.js";
 import { pendingApprovals, RUN_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
@@ -27,6 +28,7 @@ export const STATUS: Record<string, number> = {
   OPERATOR_SCOPE_REQUIRED: 403,
   RUN_NOT_FOUND: 404,
   APPROVAL_NOT_FOUND: 404,
+  ARTIFACT_NOT_FOUND: 404,
   NOT_FOUND: 404,
   APPROVAL_HASH_MISMATCH: 409,
   APPROVAL_NOT_PENDING: 409,
@@ -104,10 +106,24 @@ export function idParam<T>(parse: (v: unknown) => T, value: string | undefined):
   }
 }
 
-/** `?status=` as distinct known statuses (400 for an unknown one), and `?limit=` as 1..500. */
-export function listQuery(c: Context): { status?: RunStatus[]; limit?: number } {
+/** A page of a run listing: what GET /runs reads from its query. */
+export interface ListQuery {
+  status?: RunStatus[];
+  limit?: number;
+  before?: { updatedAt: number; runId: RunId };
+}
+
+/** The cursor of the page after a listed run (`?before=`): its update time and id, `<updatedAt>:<runId>`. */
+export const pageCursor = (r: { readonly updatedAt: number; readonly runId: string }): string => `${r.updatedAt}:${r.runId}`;
+
+/**
+ * `?status=` as distinct known statuses (400 for an unknown one), `?limit=`
+ * as 1..500, and `?before=` as a page cursor (what the previous page's
+ * `next` said); 400 INVALID_QUERY for anything else.
+ */
+export function listQuery(c: Context): ListQuery {
   const raw = c.req.query("status");
-  const out: { status?: RunStatus[]; limit?: number } = {};
+  const out: ListQuery = {};
   if (raw !== undefined && raw !== "") {
     const wanted = new Set<RunStatus>();
     for (const s of raw.split(",")) {
@@ -123,6 +139,18 @@ export function listQuery(c: Context): { status?: RunStatus[]; limit?: number } 
     const n = Number(limit);
     if (!/^\d{1,4}$/.test(limit) || n < 1 || n > 500) throw new HttpError("INVALID_QUERY", "limit must be a whole number from 1 to 500");
     out.limit = n;
+  }
+  const before = c.req.query("before");
+  if (before !== undefined) {
+    const m = /^(\d{1,15}):(.{1,128})$/.exec(before);
+    let runId: RunId | undefined;
+    try {
+      runId = m === null ? undefined : parseRunId(m[2]);
+    } catch {
+      runId = undefined;
+    }
+    if (m === null || runId === undefined) throw new HttpError("INVALID_QUERY", "before must be a page cursor, <updatedAt>:<runId>, as the previous page's next says");
+    out.before = { updatedAt: Number(m[1]), runId };
   }
   return out;
 }

@@ -6,6 +6,7 @@
 import type { RunId } from "../ids.js";
 import type { JournalEvent } from "../journal/index.js";
 import { checkImport, custodyAfterImport, tokensAfter } from "../store/copies.js";
+import { taskTitle } from "../store/checks.js";
 import { MEMORY_STORES, type RunRecord } from "../store/memory.js";
 import { StoreError, type ImportGuard, type Store } from "../store/index.js";
 
@@ -18,7 +19,8 @@ export function memoryCopies(store: Store): Required<Pick<Store, "importEvents" 
     async importEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard) {
       const r = runs.get(runId);
       checkImport(runId, r && { custody: r.custody, ...r.head }, events, guard.expectedSeq);
-      const t: RunRecord = r ?? { events: [], head: { seq: 0, hash: "" }, status: guard.status, createdAt: events[0]!.at, updatedAt: 0, lease: undefined, tokens: 0, snapshot: undefined };
+      const first = events[0]!;
+      const t: RunRecord = r ?? { events: [], title: first.type === "run.created" ? taskTitle(first.task) : "", head: { seq: 0, hash: "" }, status: guard.status, createdAt: first.at, updatedAt: 0, lease: undefined, tokens: 0, snapshot: undefined };
       t.custody = custodyAfterImport(t.custody, events, guard.role, guard.here, clock.now());
       t.tokens = tokensAfter(t.tokens, events);
       write(t, events, guard.status);

@@ -7,8 +7,21 @@
  * transaction.
  */
 import type { RunId } from "../ids.js";
+import type { JsonValue } from "../json/index.js";
 import { OPERATOR_EVENT_TYPES, type JournalEvent } from "../journal/index.js";
-import { StoreError, type AppendGuard, type Lease, type LeaseView } from "./port.js";
+import { StoreError, type AppendGuard, type Lease, type LeaseView, type RunFilter } from "./port.js";
+
+/** A run's title in lists: its task's first non-empty line (a task that is not a string, as JSON), at most 120 characters. */
+export function taskTitle(task: JsonValue | undefined): string {
+  const text = (typeof task === "string" ? task.trim().split("\n")[0]! : (JSON.stringify(task) ?? "")).trim();
+  // Cut, never inside a surrogate pair.
+  return text.length > 120 ? `${text.slice(0, 119).replace(/[\ud800-\udbff]$/, "")}…` : text;
+}
+
+/** Whether a run comes after `before` in a listing (most recently updated first, then by run id). */
+export function listedAfter(r: { readonly updatedAt: number; readonly runId: string }, before: RunFilter["before"]): boolean {
+  return before === undefined || r.updatedAt < before.updatedAt || (r.updatedAt === before.updatedAt && r.runId > before.runId);
+}
 
 /** Whether `current` (the run's lease record) is the lease with `token`, unexpired at `now` (the store's clock). */
 export function leaseHeld(current: Lease | undefined, token: number, now: number): boolean {

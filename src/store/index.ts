@@ -5,5 +5,5 @@
  */
 export * from "./port.js";
 export { memoryStore, type MemoryStoreOptions } from "./memory.js";
-export { checkBatch, checkFirst, checkLease, leaseAcquire, leaseHeld, leaseRelease, leaseRenew, leaseView } from "./checks.js";
+export { checkBatch, checkFirst, checkLease, leaseAcquire, leaseHeld, leaseRelease, leaseRenew, leaseView, listedAfter, taskTitle } from "./checks.js";
 export { checkOwned, checkSeal, type Custody } from "./custody.js";

@@ -8,13 +8,14 @@ import { systemClock, type Clock } from "../clock.js";
 import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
-import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView } from "./checks.js";
+import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView, listedAfter, taskTitle } from "./checks.js";
 import { checkOwned, checkSeal, type Custody } from "./custody.js";
 import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
 /** @internal A memory store's record of a run (isoagent/move writes copies into it: see {@link MEMORY_STORES}). */
 export interface RunRecord {
   events: string[];
+  title: string;
   head: { seq: number; hash: string };
   status: RunStatus;
   createdAt: number;
@@ -54,6 +55,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const clock = options.clock ?? systemClock;
   const runs = new Map<RunId, RunRecord>();
   const artifacts = new Map<string, Uint8Array>();
+  const watchers = new Map<RunId, Set<() => void>>();
+  const tell = (runId: RunId): void => {
+    for (const w of watchers.get(runId) ?? []) {
+      try {
+        w();
+      } catch {
+        // A watcher's failure is its own.
+      }
+    }
+  };
 
   const write = (r: RunRecord, events: readonly JournalEvent[], status: RunStatus): void => {
     for (const e of events) r.events.push(JSON.stringify(e));
@@ -75,6 +86,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       if (runs.has(first.runId)) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
       runs.set(first.runId, {
         events: [JSON.stringify(first)],
+        title: taskTitle(first.task),
         head: { seq: first.seq, hash: first.hash },
         status: "running",
         createdAt: first.at,
@@ -96,7 +108,16 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
         r.custody = sealed;
         r.lease = undefined;
       }
+      tell(runId);
       return { ...r.head };
+    },
+
+    watch(runId, listener) {
+      const set = watchers.get(runId) ?? new Set();
+      watchers.set(runId, set.add(listener));
+      return () => {
+        if (set.delete(listener) && set.size === 0) watchers.delete(runId);
+      };
     },
 
     custody: async (runId) => record(runId).custody,
@@ -136,8 +157,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
       const out: RunSummary[] = [];
       for (const [runId, r] of runs) {
-        if (filter.status !== undefined && !filter.status.includes(r.status)) continue;
-        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
+        if ((filter.status !== undefined && !filter.status.includes(r.status)) || !listedAfter({ updatedAt: r.updatedAt, runId }, filter.before)) continue;
+        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
       }
       out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
       return filter.limit === undefined ? out : out.slice(0, filter.limit);

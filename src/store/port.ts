@@ -52,6 +52,8 @@ export interface RunHead {
   readonly updatedAt: number;
   /** The seq of the last event. */
   readonly seq: number;
+  /** The first line of the run's task ({@link taskTitle}), for lists; absent for runs a store listed before it kept one. */
+  readonly title?: string | undefined;
 }
 
 /** A run as listed: its head, and its lease as the store keeps it (null when none is held or it was released). */
@@ -75,6 +77,11 @@ export interface StoredRun extends RunHead {
 export interface RunFilter {
   readonly status?: readonly RunStatus[] | undefined;
   readonly limit?: number | undefined;
+  /**
+   * Only the runs listed after this one (the last of the previous page): a
+   * listing's order is the most recently updated first, then by run id.
+   */
+  readonly before?: { readonly updatedAt: number; readonly runId: RunId } | undefined;
 }
 
 /** A run's state at an event, so that resuming does not replay from the first event. */
@@ -120,7 +127,7 @@ export interface Store {
    * taken or it was released. RUN_NOT_FOUND for an unknown run.
    */
   lease(runId: RunId): Promise<LeaseView | null>;
-  /** Runs, most recently updated first, each with its lease. */
+  /** Runs, most recently updated first (then by run id), each with its lease and title. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
   /** Stores bytes by their SHA-256 (idempotent). */
   putArtifact(bytes: Uint8Array): Promise<ArtifactRef>;
@@ -136,6 +143,16 @@ export interface Store {
    * resolves.
    */
   confirm?(): Promise<void>;
+  /**
+   * Calls `listener` after each append to the run that this store object
+   * took, in this process, whoever made it (any driver sharing the store,
+   * an operator's answer), until the returned function is called. A signal
+   * to read again, not the events. Optional: with it, a live event stream
+   * (isoagent/http) hears every driver that shares the store; without it,
+   * only the driver that serves the stream (`Driver.watch`).
+   * `memoryStore` has it.
+   */
+  watch?(runId: RunId, listener: () => void): () => void;
 
   // ---- moves (isoagent/move): optional, so that a store written before them
   // still compiles; a store without them cannot take part in a move or a

@@ -16,8 +16,8 @@
 import { isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
-import type { Lease, Store } from "../store/index.js";
-import { sha256HexSync } from "../json/index.js";
+import type { Lease, RunFilter, RunSummary, Store } from "../store/index.js";
+import { sha256HexSync, type JsonValue } from "../json/index.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
 import { MOVE_CASES } from "./move-conformance.js";
 
@@ -64,8 +64,8 @@ async function refuses(p: Promise<unknown>, code: string, what: string): Promise
 let counter = 0;
 const newRunId = (): RunId => parseRunId(`conf_${++counter}`);
 
-function created(runId: RunId, at = 1000): RunCreated {
-  return seal({ v: 1, at, type: "run.created", runId, task: { t: "conformance" }, tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+function created(runId: RunId, at = 1000, task: JsonValue = { t: "conformance" }): RunCreated {
+  return seal({ v: 1, at, type: "run.created", runId, task, tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
 }
 
 /** Seals `events` after a head. */
@@ -158,6 +158,22 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     const head = await s.store.append(runId, after(first, [cancelled()]), { expectedSeq: 1 }, "cancelled");
     check(head.seq === 2, "an operator's cancellation is appended without the lease");
   },
+  "watch (when the store has it) tells each append to its run, once, after it is readable, until stopped": async (s) => {
+    const watch = s.store.watch;
+    if (watch === undefined) return;
+    const { runId, first } = await withRun(s);
+    const other = await withRun(s);
+    const heard: number[] = [];
+    const stop = watch(runId, () => void s.store.read(runId).then((events) => heard.push(events.length)));
+    const l = await lease(s, runId);
+    const head = await s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running");
+    await refuses(s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"), "JOURNAL_CONFLICT", "a stale append");
+    await s.store.append(other.runId, after(other.first, [cancelled()]), { expectedSeq: 1 }, "cancelled");
+    stop();
+    await s.store.append(runId, after(head, [cancelled()]), { expectedSeq: 2 }, "cancelled");
+    await s.store.read(runId);
+    check(heard.join(",") === "2", `one append heard, after which the run reads 2 events (a refused append, another run's, and one after stopping are not heard), not [${heard.join(",")}]`);
+  },
   "leases: exclusive, fenced by a strictly increasing token, judged by the store's clock": async (s) => {
     const { runId } = await withRun(s);
     const a = await lease(s, runId, "a", 1000);
@@ -241,6 +257,33 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     const r = cancelledRuns.find((x) => x.runId === two.runId)!;
     check(r.seq === 2 && r.status === "cancelled" && r.updatedAt === 5000, "a summary carries seq, status and updatedAt");
     check((await s.store.listRuns({ limit: 1 })).length === 1, "limit");
+  },
+  "listRuns pages after a given run (updatedAt, then run id), and lists each run's title": async (s) => {
+    // A moment only this case's runs share, so that its three runs tie on it.
+    const moment = 7_000_000_000 + counter;
+    const ours: RunId[] = [];
+    for (const [k, task] of [[0, "\n  Summarise notes/todo.md\ninto notes/summary.md"], [0, { t: "conformance" }], [0, "x".repeat(200)], [-1, "older"]] as const) {
+      const runId = newRunId();
+      const first = created(runId, 1000, task);
+      await s.store.createRun(first);
+      await s.store.append(runId, after(first, [cancelled(moment + k)]), { expectedSeq: 1 }, "cancelled");
+      ours.push(runId);
+    }
+    const seen: RunSummary[] = [];
+    for (let before: RunFilter["before"], k = 0; k < 1000; k++) {
+      const page = await s.store.listRuns({ status: ["cancelled"], limit: 2, ...(before === undefined ? {} : { before }) });
+      seen.push(...page);
+      if (page.length < 2) break;
+      before = { updatedAt: page[1]!.updatedAt, runId: page[1]!.runId };
+    }
+    check(new Set(seen.map((r) => r.runId)).size === seen.length, "no run is listed on two pages");
+    const listed = seen.filter((r) => ours.includes(r.runId));
+    const tied = ours.slice(0, 3).sort((a, b) => (a < b ? -1 : 1));
+    check(listed.map((r) => r.runId).join(",") === [...tied, ours[3]!].join(","), `runs updated at the same moment are listed by run id, the older after them: ${listed.map((r) => r.runId).join(",")}`);
+    const title = (runId: RunId) => listed.find((r) => r.runId === runId)?.title;
+    check(title(ours[0]!) === "Summarise notes/todo.md", `a string task's title is its first non-empty line, not ${JSON.stringify(title(ours[0]!))}`);
+    check(title(ours[1]!) === '{"t":"conformance"}', "a task that is not a string is titled by its JSON");
+    check(title(ours[2]!) === `${"x".repeat(119)}…`, "a title is cut to 120 characters");
   },
   "artifacts are stored by their SHA-256": async (s) => {
     const bytes = encodeUtf8("artifact ✓");

@@ -72,6 +72,12 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     expect(await approval.locator(".side-effect").textContent()).toBe("local_mutation");
     expect(await approval.locator(".resources").textContent()).toBe("path notes/summary.md");
     expect(JSON.parse((await approval.locator(".args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
+    // The diff, as the console shows it (issue 15, finding 6): the tool's preview of the write.
+    expect(await approval.locator("pre.preview").textContent()).toBe("--- /dev/null\n+++ b/notes/summary.md\n@@ -0,0 +1,6 @@\n+# Summary\n+\n+3 things to do:\n+- buy milk\n+- call Ana about the trip\n+- renew the passport\n");
+    // And the journal's rows carry the tools' activity lines, as the console's do.
+    const rows = await page.locator("#journal tr[data-type='call.finished']").allTextContents();
+    expect(rows.some((row) => row.includes("s1c1: List notes/ · result"))).toBe(true);
+    expect(rows.some((row) => row.includes("s1c2: Read notes/todo.md · result"))).toBe(true);
     await page.screenshot({ path: `${ARTIFACTS}/browser-example-approval.png`, fullPage: true });
 
     // Approve from the page; reload while the (slow) write is running.

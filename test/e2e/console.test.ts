@@ -106,8 +106,8 @@ describe.skipIf(!present)("starting a run from the console", () => {
     await consoleLogin(page, base, TOKEN);
     await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     const goal = `console-retry-${crypto.randomUUID()}`;
-    await page.fill("#new-task", JSON.stringify({ goal }));
-    await page.click("#new-start");
+    await page.fill("#task", JSON.stringify({ goal }));
+    await page.click("#start");
     await page.waitForFunction(() => document.getElementById("new-status")?.textContent === "started (answered on a retry)");
     expect(keys.length).toBe(2);
     expect(keys[1]).toBe(keys[0]);
@@ -139,7 +139,7 @@ describe.skipIf(!present)("the console shows who drives a run", () => {
     let lease: { holder: string; expiresAt: number } | null = { holder: "tab-1a2b3c4d", expiresAt: now + 3_600_000 };
     let status = "running";
     const run = () => ({ runId: "lease_demo", status, seq: 4, step: 1, createdAt: now, updatedAt: now, task: "t", approvals: [], lease });
-    await page.route(/\/runs\?limit=100$/, (route) => route.fulfill({ json: { runs: [{ runId: "lease_demo", status, createdAt: now, updatedAt: now, seq: 4, lease }] } }));
+    await page.route(/\/runs\?limit=\d+$/, (route) => route.fulfill({ json: { runs: [{ runId: "lease_demo", status, createdAt: now, updatedAt: now, seq: 4, lease }] } }));
     await page.route(/\/runs\/lease_demo$/, (route) => route.fulfill({ json: { run: run() } }));
     await page.route(/\/runs\/lease_demo\/events$/, (route) => route.fulfill({ status: 204, body: "" }));
     await page.goto(`${base}/?token=${TOKEN}&run=lease_demo`);
@@ -148,6 +148,8 @@ describe.skipIf(!present)("the console shows who drives a run", () => {
     await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     await page.waitForFunction(() => document.getElementById("lease")!.textContent!.startsWith("running in another driver (tab-1a2b3c4d) until "));
     expect(await page.getAttribute('li[data-run="lease_demo"]', "title")).toContain("running in another driver (tab-1a2b3c4d) until ");
+    // The list says who holds it too (issue 15, finding 5).
+    expect(await page.locator('li[data-run="lease_demo"] .holder').textContent()).toMatch(/^driven by tab-1a2b3c4d until .+/);
     lease = { holder: "tab-1a2b3c4d", expiresAt: now - 1_000 };
     await page.reload();
     await page.waitForFunction(() => /^the lease of tab-1a2b3c4d expired at .+: it will be taken over$/.test(document.getElementById("lease")!.textContent!));
@@ -178,7 +180,7 @@ describe.skipIf(!present)("the console keeps what the operator is typing", () =>
       status: "pending",
       request: { kind: "call", runId: "ask_demo", step: 1, callId: "s1c1", attempt: 1, tool: "ask_user", args: { question: "Which list?", choices: ["todo", "ideas"] }, argsHash: "b".repeat(64), sideEffect: "read_only", resources: [], wantsAnswer: true },
     };
-    await page.route(/\/runs\?limit=100$/, (route) => route.fulfill({ json: { runs: [{ runId: "ask_demo", status: "waiting", createdAt: now, updatedAt: now, seq, lease: null }] } }));
+    await page.route(/\/runs\?limit=\d+$/, (route) => route.fulfill({ json: { runs: [{ runId: "ask_demo", status: "waiting", createdAt: now, updatedAt: now, seq, lease: null }] } }));
     await page.route(/\/runs\/ask_demo$/, (route) => route.fulfill({ json: { run: { runId: "ask_demo", status: "waiting", seq, step: 1, createdAt: now, updatedAt: now, task: "t", approvals: [approval], lease: null } } }));
     // Each connection of the live journal brings one more event, then ends; the page reconnects at once.
     await page.route(/\/runs\/ask_demo\/events$/, (route) => {

@@ -29,7 +29,7 @@ function setup(backendOverride?: Partial<RunsBackend>) {
     policy: rulesPolicy([]),
   });
   const backend = { ...driverBackend(driver), ...backendOverride };
-  const app = createHttpApp({ backend, tokens: () => [TOKEN], maxBodyBytes: 2048, pollMs: 10 });
+  const app = createHttpApp({ backend, tokens: () => [TOKEN], maxBodyBytes: 2048 });
   return { app, driver, files };
 }
 
@@ -188,7 +188,7 @@ describe("progress over SSE", () => {
         },
       },
     });
-    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN], pollMs: 5 });
+    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
     const runId = ((await (await app.request("/runs", json({ task: "t" }))).json()) as { runId: string }).runId;
     const res = await app.request(`/runs/${runId}/events`, { headers: { ...auth, accept: "text/event-stream" } });
     const reader = res.body!.getReader();

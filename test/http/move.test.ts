@@ -19,7 +19,7 @@ function setup(options: { maxImportBytes?: number } = {}) {
   const edgeStore = memoryStore({ clock });
   const edgeDriver = createDriver({ store: edgeStore, clock, owner: "edge-host", agent: agent(), tools: TOOLS, policy });
   const backend = driverBackend(edgeDriver, { move: (drive) => storeMoveBackend(edgeStore, { place: "edge", tools: SHAPES, onOwned: drive }) });
-  const app = createHttpApp({ backend, tokens: () => [TOKEN], runTokens: () => [RUN_TOKEN], pollMs: 10, ...options });
+  const app = createHttpApp({ backend, tokens: () => [TOKEN], runTokens: () => [RUN_TOKEN], ...options });
   const tabStore = movable(memoryStore({ clock }));
   const tabDriver = createDriver({ store: tabStore, clock, owner: "tab-driver", agent: agent(), tools: TOOLS, policy });
   const fetch: HttpFetch = (url, init) => app.request(url, init as RequestInit) as never;

@@ -21,7 +21,7 @@ describe("the live event stream", () => {
       },
     }) as Tool<never, unknown>;
     const driver = createDriver({ store: memoryStore(), ids: sequentialIds(), agent: scriptedAgent([calls(call("indexer")), final("ok")]), tools: [indexer] });
-    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN], pollMs: 10 });
+    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
     const created = await app.request("/runs", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ task: "index" }) });
     const { runId } = (await created.json()) as { runId: string };
     const res = await app.request(`/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream" } });

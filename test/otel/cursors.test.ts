@@ -52,7 +52,7 @@ describe("the IndexedDB cursor under fake-indexeddb (Node)", () => {
     store.close();
     cursor.close();
     const journal = await openDB("journal-beside-cursor");
-    expect([journal.version, [...journal.objectStoreNames].sort()]).toEqual([DB_VERSION, ["artifacts", "events", "runs", "snapshots"]]);
+    expect([journal.version, [...journal.objectStoreNames].sort()]).toEqual([DB_VERSION, ["artifacts", "journal", "runs", "snapshots"]]);
     journal.close();
   });
 

@@ -240,6 +240,41 @@ describe("two stores on one database (two tabs)", () => {
     b.close();
   });
 
+  it("a store hears the appends the other tab's store made (watch, over a BroadcastChannel), and stops hearing once it stops or closes", async () => {
+    const name = `tabs-${++db}`;
+    const a = idbStore({ name });
+    const b = idbStore({ name });
+    const runId = "heard" as RunId;
+    const first = created(runId);
+    await a.createRun(first);
+    const lease = (await a.acquireLease(runId, "a", 60_000))!;
+    const heard: number[] = [];
+    let wake: () => void = () => {};
+    const stop = b.watch!(runId, () => void b.read(runId).then((events) => (heard.push(events.length), wake())));
+    const told = () => new Promise<void>((r) => (wake = r));
+    let head: JournalEvent = first;
+    for (let k = 2; k <= 3; k++) {
+      const was = told();
+      const e = next(head, k);
+      await a.append(runId, [e], { expectedSeq: k - 1, lease }, "running");
+      head = e;
+      await was;
+    }
+    expect(heard).toEqual([2, 3]);
+    stop();
+    // Stopped: an append is not heard (b's own watch on another run, told after it, shows the message went by).
+    const other = "other" as RunId;
+    await a.createRun(created(other));
+    const otherLease = (await a.acquireLease(other, "a", 60_000))!;
+    const after = new Promise<void>((r) => b.watch!(other, r));
+    await a.append(runId, [next(head, 4)], { expectedSeq: 3, lease }, "running");
+    await a.append(other, [next(created(other), 2)], { expectedSeq: 1, lease: otherLease }, "running");
+    await after;
+    expect(heard).toEqual([2, 3]);
+    a.close();
+    b.close();
+  });
+
   it("a refused append on trust leaves the journal and the run as they were", async () => {
     const name = `tabs-${++db}`;
     const clock = manualClock();

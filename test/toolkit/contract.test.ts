@@ -100,7 +100,7 @@ describe("task_complete and ask_user", () => {
 
   it("ask_user is answered over the HTTP API", async () => {
     const driver = createDriver({ store: memoryStore(), tools: [...all], agent: scriptedAgent([calls(call("ask_user", { question: "Go on?" })), final("ok")]) });
-    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => ["token-0123456789abcdef"], pollMs: 5 });
+    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => ["token-0123456789abcdef"] });
     const auth = { authorization: "Bearer token-0123456789abcdef", "content-type": "application/json" };
     const waiting = await driver.start("t");
     const a = waiting.approvals[0]!;

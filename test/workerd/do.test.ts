@@ -1,9 +1,10 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIDE_EFFECTS, type JournalEvent, type Store } from "../../src/index.js";
+import { seal, SIDE_EFFECTS, type JournalEvent, type RunCreated, type Store } from "../../src/index.js";
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { decode, encode, remoteStore as remoteStoreOf } from "../helpers/remote-store.js";
+import { sseReader } from "../helpers/sse.js";
 import { scaled, until } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import { workspaceToolCases } from "../toolkit/cases.js";
@@ -14,8 +15,9 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true }, SQL_PROBE_V2: { className: "SqlProbeV2", useSQLite: true } },
-    bindings: { ISOAGENT_TOKEN: TOKEN },
+    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true }, SQL_PROBE_V2: { className: "SqlProbeV2", useSQLite: true }, INDEX_PROBE: { className: "IndexProbe", useSQLite: true } },
+    // Keep-alive pings every 50 ms: the push test counts reads across several of them.
+    bindings: { ISOAGENT_TOKEN: TOKEN, ISOAGENT_KEEPALIVE_MS: "50" },
   });
 });
 afterAll(async () => {
@@ -62,6 +64,14 @@ describe("a run object's storage written by version 2 of the store", () => {
     expect(r.row.p).toBe(r.expected.prev);
     expect(r.row.h).toEqual(r.expected.hashes);
     for (const e of r.row.e) for (const f of ["seq", "prev", "hash"]) expect(e).not.toHaveProperty(f);
+  });
+});
+
+describe("an index made before runs had titles", () => {
+  it("gains the column when opened: old rows list without a title until their run reports one, which then stays", async () => {
+    const r = (await (await mf.dispatchFetch("http://localhost/test/index-from-before-titles")).json()) as any;
+    expect(r.before).toEqual([{ runId: "old_run", status: "waiting", createdAt: 1, updatedAt: 2, seq: 3 }]);
+    expect(r.after).toEqual([{ runId: "old_run", status: "completed", createdAt: 1, updatedAt: 4, seq: 5, title: "Summarise notes" }]);
   });
 });
 
@@ -215,6 +225,117 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     expect(events.filter((e) => e.type === "run.created").length).toBe(1);
     await until(`the index to list run ${runId}`, async () => ((await api("/runs?limit=500")).body.runs as { runId: string }[]).some((r) => r.runId === runId));
     expect(((await api("/runs?limit=500")).body.runs as { runId: string }[]).filter((r) => r.runId === runId).length).toBe(1);
+  });
+
+  it("pushes a run's journal from its object: every event in order, each once, no read while the run waits, and a stream that goes away is let go", async () => {
+    // Issue 15, finding 7: the object holds the stream and tells it when it appends.
+    const runId = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
+    const stats = async (): Promise<{ open: number; appends: number; reads: number }> => (await api(`/test/run/${runId}/streams`)).body.value;
+    const res = await mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream" } });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const s = sseReader(res.body as unknown as ReadableStream<Uint8Array>);
+    const typeOf = (m: { data: string }) => (JSON.parse(m.data) as { type: string }).type;
+    for (let k = 1; k <= 2; k++) {
+      await s.until((m) => m.filter((x) => x.event === "journal" && typeOf(x) === "approval.requested").length >= k);
+      // The run waits for its operator: pings go by, and the object reads nothing for the stream.
+      const before = await stats();
+      const pings = s.messages.filter((x) => x.event === "ping").length;
+      await s.until((m) => m.filter((x) => x.event === "ping").length >= pings + 3);
+      expect((await stats()).reads).toBe(before.reads);
+      const pending = (await api(`/runs/${runId}`)).body.run.approvals[0];
+      expect((await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash })).status).toBe(200);
+    }
+    const all = await s.until((m) => m.some((x) => x.event === "end"));
+    const events = (await api(`/runs/${runId}/events`)).body.events as { seq: number; hash: string }[];
+    const journal = all.filter((x) => x.event === "journal");
+    expect(journal.map((x) => x.id)).toEqual(events.map((e) => e.seq));
+    expect(journal.map((x) => (JSON.parse(x.data) as { hash: string }).hash)).toEqual(events.map((e) => e.hash));
+    expect(JSON.parse(all.at(-1)!.data)).toEqual({ status: "completed" });
+    const after = await stats();
+    expect(after.reads).toBeLessThanOrEqual(after.appends + 1);
+    expect(after.open).toBe(0);
+
+    // A reader that goes away: the object lets its stream go.
+    const other = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
+    const gone = await mf.dispatchFetch(`http://localhost/runs/${other}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream" } });
+    const g = sseReader(gone.body as unknown as ReadableStream<Uint8Array>);
+    await g.until((m) => m.some((x) => x.event === "journal"));
+    expect((await api(`/test/run/${other}/streams`)).body.value.open).toBe(1);
+    await g.cancel();
+    await until(`run ${other}'s object to let its stream go`, async () => (await api(`/test/run/${other}/streams`)).body.value.open === 0);
+  });
+
+  it("pushes to many streams on one run's object, one resumed after Last-Event-ID, each getting every event once, and lets them all go", async () => {
+    const runId = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
+    const open = (headers: Record<string, string> = {}) => mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", ...headers } });
+    const typeOf = (m: { data: string }) => (JSON.parse(m.data) as { type: string }).type;
+    const streams = await Promise.all(Array.from({ length: 6 }, async () => sseReader((await open()).body as unknown as ReadableStream<Uint8Array>)));
+    await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "journal" && typeOf(x) === "approval.requested"))));
+    expect((await api(`/test/run/${runId}/streams`)).body.value.open).toBe(6);
+    // One leaves, and comes back after the last event it saw.
+    const left = streams.pop()!;
+    const last = left.messages.filter((x) => x.event === "journal").at(-1)!.id!;
+    await left.cancel();
+    const pending = (await api(`/runs/${runId}`)).body.run.approvals[0];
+    expect((await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash })).status).toBe(200);
+    const back = sseReader((await open({ "last-event-id": String(last) })).body as unknown as ReadableStream<Uint8Array>);
+    streams.push(back);
+    for (let k = 2; k <= 3; k++) {
+      await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "end") || m.filter((x) => x.event === "journal" && typeOf(x) === "approval.requested").length >= (s === back ? k - 1 : k))));
+      const next = (await api(`/runs/${runId}`)).body.run.approvals[0];
+      if (next === undefined) break;
+      expect((await post(`/runs/${runId}/approvals/${next.approvalId}`, { decision: "approve", requestHash: next.requestHash })).status).toBe(200);
+    }
+    const ends = await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "end"))));
+    const events = ((await api(`/runs/${runId}/events`)).body.events as { seq: number }[]).map((e) => e.seq);
+    for (const m of ends.slice(0, -1)) expect(m.filter((x) => x.event === "journal").map((x) => x.id)).toEqual(events);
+    expect([...left.messages, ...back.messages].filter((x) => x.event === "journal").map((x) => x.id)).toEqual(events);
+    await until(`run ${runId}'s object to let its streams go`, async () => (await api(`/test/run/${runId}/streams`)).body.value.open === 0);
+  });
+
+  it("lists runs by page with their titles from the index, and refuses a malformed cursor", async () => {
+    // Issue 15, finding 5: the console's list pages through the index.
+    const made: string[] = [];
+    for (const task of ["ask read_only\nsecond line", "ask read_only again", "ask read_only third"]) made.push((await post("/runs", { task })).body.runId as string);
+    // Paged once the index holds each where it stays (a run updated between two pages moves to the first).
+    for (const runId of made) {
+      const run = await until(`run ${runId} to wait`, async () => ((r) => (r.status === "waiting" ? r : undefined))((await api(`/runs/${runId}`)).body.run));
+      await until(`the index to list run ${runId} at seq ${run.seq}`, async () => ((await api("/runs?status=waiting")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq);
+    }
+    const seen: { runId: string; title?: string }[] = [];
+    let path = "/runs?status=waiting,running&limit=2";
+    for (let k = 0; k < 100; k++) {
+      const page = (await api(path)).body as { runs: { runId: string; title?: string }[]; next?: string };
+      seen.push(...page.runs);
+      if (page.next === undefined) break;
+      path = `/runs?status=waiting,running&limit=2&before=${encodeURIComponent(page.next)}`;
+    }
+    expect(new Set(seen.map((r) => r.runId)).size).toBe(seen.length);
+    expect(Object.fromEntries(seen.filter((r) => made.includes(r.runId)).map((r) => [r.runId, r.title]))).toEqual({ [made[0]!]: "ask read_only", [made[1]!]: "ask read_only again", [made[2]!]: "ask read_only third" });
+    for (const q of ["before=x", "before=1:", "before=1:a%20b", "limit=0"]) {
+      const r = await api(`/runs?${q}`);
+      expect([q, r.status, r.body.error.code]).toEqual([q, 400, "INVALID_QUERY"]);
+    }
+  });
+
+  it("re-verifies a run's chain, and serves an artifact only through a run whose journal names it", async () => {
+    // A run written through the store (over RPC): one call whose output was cut, kept whole as an artifact.
+    const store = remoteStore();
+    const runId = "artifacts_via_store" as never;
+    const first = seal({ v: 2, at: 1, type: "run.created", runId, task: "artifacts", tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    await store.createRun(first);
+    const kept = await store.putArtifact(new TextEncoder().encode("the whole output"));
+    const elsewhere = await store.putArtifact(new TextEncoder().encode("another run's output"));
+    const lease = (await store.acquireLease(runId, "test", 60_000))!;
+    const finished = seal({ v: 2, at: 2, type: "call.finished", step: 1, callId: "s1c1", attempt: 1, observation: { type: "result", content: "the", truncated: { strategy: "head", totalBytes: 16, shownBytes: 3, artifact: kept.sha256 } } } as never, 2, first.hash);
+    await store.append(runId, [finished], { expectedSeq: 1, lease }, "running");
+    const ok = await mf.dispatchFetch(`http://localhost/runs/${runId}/artifacts/${kept.sha256}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await ok.text()).toBe("the whole output");
+    // The other artifact is in the same shared store, but this run's journal does not name it.
+    expect((await api(`/runs/${runId}/artifacts/${elsewhere.sha256}`)).body.error.code).toBe("ARTIFACT_NOT_FOUND");
+    expect((await api(`/runs/${runId}/verify`)).body).toEqual({ ok: true, events: 2, head: finished.hash });
   });
 
   it("refuses malformed, oversized and repeated-key bodies", async () => {

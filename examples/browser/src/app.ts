@@ -89,11 +89,12 @@ function line(e: JournalEvent): string {
     case "approval.requested":
       return `${e.request.kind === "call" ? "approval" : "interrupted side effect"}: ${e.request.tool}`;
     case "approval.resolved":
-      return `${e.decision} by ${e.by}`;
+      return `${e.decision} by ${e.by}${e.reason === undefined ? "" : `: ${e.reason}`}`;
     case "call.started":
       return `${e.callId} attempt ${e.attempt}`;
     case "call.finished":
-      return `${e.callId}: ${e.observation.type}${e.late === true ? " (late)" : ""}`;
+      // The tool's activity line ("List notes/"), as the console shows it.
+      return `${e.callId}: ${e.activity === undefined ? "" : `${e.activity} · `}${e.observation.type}${e.late === true ? " (late)" : ""}`;
     case "call.rejected":
       return `${e.callId}: ${e.observation.type}`;
     case "call.reconciled":
@@ -161,6 +162,8 @@ function renderApproval(runId: RunId, a: ApprovalState): HTMLElement {
     el("h3", {}, r.kind === "call" ? `${r.tool} asks for approval` : `${r.tool} was interrupted: did it take effect?`),
     el("dl", {}, el("dt", {}, "tool"), el("dd", { class: "tool" }, r.tool), el("dt", {}, "side effect"), el("dd", { class: "side-effect" }, r.sideEffect), el("dt", {}, "touches"), el("dd", { class: "resources" }, r.resources.map((x) => `${x.kind} ${x.value}`).join(", ") || "nothing declared"), el("dt", {}, "request"), el("dd", { class: "hash" }, `${a.requestHash.slice(0, 16)}…`)),
     el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)),
+    // What the call would change (a diff, for a write), as the tool previews it: the request's hash covers it.
+    ...(r.preview === undefined ? [] : [el("div", { class: "label" }, "what it would change"), el("pre", { class: "preview" }, r.preview)]),
     el("div", { class: "buttons" }, approve, deny),
   );
 }
@@ -193,6 +196,7 @@ async function renderRun(runId: RunId): Promise<void> {
 async function render(): Promise<void> {
   const runs = await store.listRuns();
   selected ??= runs[0]?.runId;
+  follow(selected);
   renderRuns(runs);
   if (selected !== undefined) await renderRun(selected);
   $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} (place ${placeName}) · ${driving > 0 ? "driving" : "idle"}`;
@@ -223,6 +227,20 @@ function refresh(): Promise<void> {
     }
   })();
   return rendering;
+}
+
+/**
+ * The selected run is followed as it is appended to, from this tab or any
+ * other (the store tells: Store.watch, over a BroadcastChannel between
+ * tabs), and as its agent streams: each change renders the page once more.
+ */
+let following: RunId | undefined;
+let unfollow = (): void => {};
+function follow(runId: RunId | undefined): void {
+  if (runId === following) return;
+  unfollow();
+  following = runId;
+  unfollow = runId === undefined ? () => {} : driver.watch(runId, () => void refresh());
 }
 
 /** Resumes every runnable run at `at` (a busy run's lease expiry), unless this tab is driving then (the loop below comes back). */
@@ -430,8 +448,9 @@ $("model-form").addEventListener("submit", (e) => {
   location.reload();
 });
 
-// Live: the journal and the list follow what this tab, or any other, writes.
-setInterval(() => void refresh(), 400);
+// Live: the selected run's journal is pushed (follow, above); the list, and
+// what the clock changes (a lease's expiry), are looked at again every second.
+setInterval(() => void refresh(), 1000);
 // The resume loop: a run left by a closed (or reloaded) tab is taken over
 // once its lease expires (see resumeAt), and anything runnable nobody holds
 // (a failed drive, an answer given in another tab) is picked up here.

@@ -52,7 +52,7 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
 
-type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe>; readonly SQL_PROBE_V2: DurableObjectNamespace<SqlProbeV2> };
+type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe>; readonly SQL_PROBE_V2: DurableObjectNamespace<SqlProbeV2>; readonly INDEX_PROBE: DurableObjectNamespace<IndexProbe> };
 
 /** A workspace in an object's SQLite storage, reached over RPC by the workspace tool cases running in Node. */
 export class WorkspaceObject extends DurableObject {
@@ -138,6 +138,26 @@ export class SqlProbeV2 extends DurableObject {
       row: JSON.parse(row.body) as unknown,
       expected: { events: [first, resumed, decided].map((e) => JSON.stringify(e)), appended: [permission, started].map((e) => JSON.stringify(e)), hashes: [permission.hash, started.hash], prev: decided.hash },
     };
+  }
+}
+
+/**
+ * An index whose table was made before runs had titles: opened by today's
+ * RunIndex, which adds the column; old rows list without a title until
+ * their run reports one, and a title, once kept, stays.
+ */
+export class IndexProbe extends RunIndex {
+  constructor(ctx: DurableObjectState, env: Env) {
+    // The table as the index made it before titles, with a run in it; then today's RunIndex opens it.
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS runs (runId TEXT PRIMARY KEY, status TEXT NOT NULL, createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL, seq INTEGER NOT NULL)");
+    ctx.storage.sql.exec("INSERT OR IGNORE INTO runs VALUES ('old_run', 'waiting', 1, 2, 3)");
+    super(ctx, env);
+  }
+  async fromBeforeTitles() {
+    const before = this.list();
+    await this.report({ runId: "old_run" as RunId, status: "waiting", createdAt: 1, updatedAt: 3, seq: 4, title: "Summarise notes" });
+    await this.report({ runId: "old_run" as RunId, status: "completed", createdAt: 1, updatedAt: 4, seq: 5, title: "another" });
+    return { before, after: this.list() };
   }
 }
 
@@ -358,6 +378,9 @@ export default {
     if (url.pathname === "/test/sql-from-v1") {
       return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
     }
+    if (url.pathname === "/test/index-from-before-titles") {
+      return Response.json(await (env.INDEX_PROBE.getByName(crypto.randomUUID()) as unknown as IndexProbe).fromBeforeTitles());
+    }
     if (url.pathname === "/test/codegen") {
       try {
         return new Response(String(new Function("return 'allowed'")()));
@@ -373,6 +396,7 @@ export default {
       if (action === "world") return Response.json(await stub.testWorld(runId!));
       if (action === "hold" || action === "release") await stub.testHold(runId!, action === "release");
       if (action === "drop-alarm") await stub.testDropAlarm();
+      if (action === "streams") return Response.json(await stub.hostStreams());
       if (action === "reshape") {
         // (The object resets itself: the call's reply is the reset's error.)
         try {
