@@ -7,6 +7,7 @@
  */
 import { isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
+import { sealAfter } from "./chain.js";
 import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
 import { memoryStore } from "../store/index.js";
 import type { Custody, Lease, Store } from "../store/index.js";
@@ -47,16 +48,7 @@ const newRunId = (): RunId => parseRunId(`move_conf_${++counter}_${Math.floor(Ma
 const created = (runId: RunId, at = 1000): RunCreated =>
   seal({ v: 2, at, type: "run.created", runId, task: { t: "move conformance" }, tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
 
-function chain(head: { seq: number; hash: string }, events: UnsealedEvent[]): JournalEvent[] {
-  const out: JournalEvent[] = [];
-  let prev = head;
-  for (const e of events) {
-    const s = seal(e, prev.seq + 1, prev.hash);
-    out.push(s);
-    prev = s;
-  }
-  return out;
-}
+const chain = sealAfter;
 
 const resumed = (token: number, at = 1001): UnsealedEvent => ({ v: 2, at, type: "run.resumed", owner: "o", token });
 const moved = (from: string, to: string, epoch: number, at = 1003): UnsealedEvent => ({ v: 3, at, type: "run.moved", from, to, epoch });

@@ -15,6 +15,7 @@
  */
 import { isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
+import { sealAfter } from "./chain.js";
 import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
 import type { Lease, RunFilter, RunSummary, Store } from "../store/index.js";
 import { sha256HexSync, type JsonValue } from "../json/index.js";
@@ -68,17 +69,7 @@ function created(runId: RunId, at = 1000, task: JsonValue = { t: "conformance" }
   return seal({ v: 1, at, type: "run.created", runId, task, tools: [], limits: { maxSteps: 5, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
 }
 
-/** Seals `events` after a head. */
-function after(head: { seq: number; hash: string }, events: UnsealedEvent[]): JournalEvent[] {
-  const out: JournalEvent[] = [];
-  let prev = head;
-  for (const e of events) {
-    const s = seal(e, prev.seq + 1, prev.hash);
-    out.push(s);
-    prev = s;
-  }
-  return out;
-}
+const after = sealAfter;
 
 const resumed = (token: number, at = 1001): UnsealedEvent => ({ v: 1, at, type: "run.resumed", owner: "o", token });
 const cancelled = (at = 1002): UnsealedEvent => ({ v: 1, at, type: "run.cancelled", by: "operator" });
