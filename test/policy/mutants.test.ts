@@ -53,6 +53,14 @@ describe("globs", () => {
     expect(globMatch("**/x", "a/b/x")).toBe(true);
   });
 
+  it("** not followed by a slash matches across folders, at the end or inside a name", () => {
+    // glob.ts:21 (the "**" block → {}: it became two "*", neither crossing a slash). The globs are
+    // used nowhere else: a glob compiled by an earlier test comes from the cache, unmutated.
+    expect(globMatch("double-star-tail/**", "double-star-tail/a/b.md")).toBe(true);
+    expect(globMatch("double-star**inside", "double-star/a/b/inside")).toBe(true);
+    expect(globMatch("double-star**inside", "double-star/a/b/outside")).toBe(false);
+  });
+
   it("? is one character, not one UTF-16 code unit (an emoji is one)", () => {
     // glob.ts:34 (flag "u" → ""): without it, [^/] matches half a surrogate pair.
     expect(globMatch("?", "😀")).toBe(true);
@@ -213,6 +221,13 @@ describe("workspacePolicy", () => {
     // workspace.ts:41 (GRANT_CHECKED[kind]?.includes → .includes: a throw; ?? false → ?? true: a denial).
     const policy = workspacePolicy({ grants: [] });
     expect(policy(req({ resources: [{ kind: "table", value: "users", operation: "write" }] }))).toEqual({ permission: "allow" });
+  });
+
+  it("does not grant-check a resource without an operation, whatever its kind is called", () => {
+    // workspace.ts:41 (op !== undefined → true): GRANT_CHECKED["constructor"] is Object's, whose
+    // `includes` is not a function; without the operation check first, that throws.
+    const policy = workspacePolicy({ grants: [] });
+    for (const kind of ["constructor", "toString", "table"]) expect(policy(req({ resources: [{ kind, value: "x" }] })), kind).toEqual({ permission: "allow" });
   });
 
   it("trims a path before judging it", () => {
@@ -416,5 +431,7 @@ describe("pathScopePolicy", () => {
     expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a" }, { path: 5 as never }] }))).toEqual(refused(where(2)));
     expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a/../b" }] }))).toEqual(refused(where(1)));
     expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a" }, { path: "/b", operations: ["fly" as never] }] }))).toEqual(refused("scope 2: operations must be read, write, delete, network or execute"));
+    // workspace.ts:236 (some → every).
+    expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a", operations: ["read", "fly" as never] }] }))).toEqual(refused("scope 1: operations must be read, write, delete, network or execute"));
   });
 });
