@@ -72,8 +72,8 @@ describe("globs", () => {
     // glob.ts:11 (the cache hit → false) and glob.ts:36 (cache.set removed): a new RegExp each time.
     const re = globToRegExp("compiled-once/**");
     expect(globToRegExp("compiled-once/**")).toBe(re);
+    // (Nothing is compiled between the two: a new glob could find the bounded cache full and empty it.)
     expect(globToRegExp("compiled-once-other")).not.toBe(re);
-    expect(globToRegExp("compiled-once/**")).toBe(re);
   });
 
   it("the cache is bounded: once it holds 1001 globs, the next new glob empties it", () => {
