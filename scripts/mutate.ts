@@ -144,7 +144,7 @@ lines.push(
   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...perFile,
   "",
-  `Time of the last full run of each area here (2 shared cores, concurrency 2): ${Object.entries(timings).map(([a, s]) => `${a} ${Math.round(s / 60)} min`).join(", ") || "–"}.`,
+  `Time of the last full run of each area here (2 shared cores, one or two test runners): ${Object.entries(timings).map(([a, s]) => `${a} ${Math.round(s / 60)} min`).join(", ") || "–"}.`,
   "",
   `## Surviving mutants (${survivors.length})`,
   "",
