@@ -14,12 +14,15 @@
  */
 import { globToRegExp } from "./glob.js";
 import { PolicyError, type Policy, type PolicyDecision, type PolicyRequest } from "./policy.js";
+import { parseUrl } from "../web.js";
 import { OPERATIONS, operationOf, SIDE_EFFECTS, type Operation, type ResourceRef, type SideEffect } from "../tools/index.js";
 
 /**
  * An explicit allowance of an operation on resources: a path glob for
  * write and delete (and read, though reads are not grant-checked), a host
- * glob for network, a command glob for execute.
+ * glob for network (a URL's host too), a command glob for execute, or a
+ * glob over the value of any other kind of resource that declares one of
+ * those operations.
  *
  * @example
  * ```ts
@@ -33,12 +36,23 @@ export interface Grant {
   readonly match: string;
 }
 
-/** The operations a grant must cover, by the resource kind they apply to. */
-const GRANT_CHECKED: Readonly<Record<string, readonly Operation[]>> = { path: ["write", "delete"], host: ["network"], command: ["execute"] };
+/** The operations a grant must cover: every one that changes things or reaches out, on whatever kind of resource names it. */
+const GRANT_CHECKED: readonly Operation[] = ["write", "delete", "network", "execute"];
 
-/** Whether a resource's operation needs a grant when grants are given. */
-function grantChecked(r: ResourceRef, op: Operation | undefined): op is Operation {
-  return op !== undefined && (GRANT_CHECKED[r.kind]?.includes(op) ?? false);
+/** Whether a resource's operation needs a grant when grants are given (fail closed: a kind this policy does not know is checked too). */
+function grantChecked(op: Operation | undefined): op is Operation {
+  return op !== undefined && GRANT_CHECKED.includes(op);
+}
+
+/**
+ * What a grant's glob is matched against for a resource other than a path:
+ * a host in lower case; a URL's host (a URL that does not parse matches
+ * nothing); any other kind's value as it is.
+ */
+function grantValue(r: ResourceRef): string | undefined {
+  if (r.kind === "host") return r.value.toLowerCase();
+  if (r.kind !== "url") return r.value;
+  return parseUrl(r.value)?.hostname.toLowerCase();
 }
 
 export interface WorkspacePolicyOptions {
@@ -49,8 +63,10 @@ export interface WorkspacePolicyOptions {
   /** Path globs that need an operator's approval. */
   readonly ask?: readonly string[];
   /**
-   * The allowlist for operations that change things or reach out: write and
-   * delete on paths, network on hosts, execute on commands. Left out: no
+   * The allowlist for operations that change things or reach out: write,
+   * delete, network and execute, on a resource of any kind (a path by its
+   * workspace key, a host by its name, a URL by its host, any other kind by
+   * its value). Left out: no
    * allowlist (those operations are not grant-checked). `[]`: an empty
    * allowlist, which denies every grant-checked request.
    */
@@ -172,11 +188,14 @@ export function workspacePolicy(options: WorkspacePolicyOptions = {}): Policy {
         const bare = key.replace(/\/$/, "");
         if (deny.some((re) => re.test(key) || re.test(bare))) v.note(DENY, "denied by the workspace policy");
         else if (ask.some((re) => re.test(key) || re.test(bare))) v.note(ASK, "the workspace policy asks for approval");
-        if (grants !== undefined && grantChecked(r, op) && !grants.some((g) => g.ops.includes(op) && (g.re.test(key) || g.re.test(bare)))) v.note(DENY, `no grant allows ${op} there`);
+        // (Reads are not grant-checked.)
+        if (grants !== undefined && grantChecked(op) && !grants.some((g) => g.ops.includes(op) && (g.re.test(key) || g.re.test(bare)))) v.note(DENY, `no grant allows ${op} there`);
       } else {
         if (call && commands && r.kind === "command") v.note(ASK, "commands need an operator's approval");
-        const value = r.kind === "host" ? r.value.toLowerCase() : r.value;
-        if (grants !== undefined && grantChecked(r, op) && !grants.some((g) => g.ops.includes(op) && g.re.test(value))) v.note(DENY, `no grant allows ${op} there`);
+        if (grants !== undefined && grantChecked(op)) {
+          const value = grantValue(r);
+          if (value === undefined || !grants.some((g) => g.ops.includes(op) && g.re.test(value))) v.note(DENY, `no grant allows ${op} there`);
+        }
       }
       if (v.denied) break;
     }

@@ -217,10 +217,11 @@ describe("answers and permissions taken fail-closed", () => {
 });
 
 describe("workspacePolicy", () => {
-  it("does not grant-check a resource of a kind no grant covers, whatever its operation", () => {
-    // workspace.ts:41 (GRANT_CHECKED[kind]?.includes → .includes: a throw; ?? false → ?? true: a denial).
+  it("grant-checks a resource of any kind that declares an operation grants cover (fail closed), and leaves reads alone", () => {
+    // workspace.ts grantChecked (includes(op) → true: reads denied; → false: a write to a table let through).
     const policy = workspacePolicy({ grants: [] });
-    expect(policy(req({ resources: [{ kind: "table", value: "users", operation: "write" }] }))).toEqual({ permission: "allow" });
+    expect(policy(req({ resources: [{ kind: "table", value: "users", operation: "write" }] }))).toEqual({ permission: "deny", reason: "no grant allows write there" });
+    expect(policy(req({ resources: [{ kind: "table", value: "users", operation: "read" }] }))).toEqual({ permission: "allow" });
   });
 
   it("does not grant-check a resource without an operation, whatever its kind is called", () => {
