@@ -239,7 +239,11 @@ export async function runCommand(req: RunRequest): Promise<RunResult> {
   const stderr = r.stderr
     .replace(/^bash: ([^\n:]{1,100}): command not available in browser environments\.[^\n]*$/gm, "bash: $1: command not found")
     .replace(/, increase executionLimits\.[A-Za-z]+/g, " (the shell's limit)");
-  const finished = !(r.exitCode === 124 && elapsed >= req.deadlineMs && /execution deadline/.test(stderr));
+  // Stopped by its deadline: just-bash says "exceeded its execution deadline"
+  // (exit 124), or, when the deadline's timer interrupts a command that was
+  // waiting (a sleep), "execution aborted" (exit 1) — seen on a busy machine.
+  // Our own cancellation is not a deadline.
+  const finished = !(elapsed >= req.deadlineMs && req.signal?.aborted !== true && (r.exitCode === 124 || r.exitCode === 1) && /execution deadline|execution aborted/.test(stderr));
   return {
     stdout: r.stdout,
     stderr,

@@ -247,7 +247,10 @@ export function bashTool(options: BashToolOptions): { tool: Tool<{ command: stri
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100) throw new TypeError("bashTool: timeoutMs must be an integer of at least 100");
   // The interpreter's own deadline comes first: a loop that never yields
   // cannot be interrupted by a timer, so the interpreter stops itself.
-  const margin = Math.min(1000, Math.floor(timeoutMs / 10));
+  // A fifth of the timeout (at most 1 s) is left to stop and report: on a
+  // busy machine a tenth was not always enough, and the driver's timeout then
+  // cut the call off with "whether it took effect is unknown".
+  const margin = Math.min(1000, Math.floor(timeoutMs / 5));
   const mode = options.commit ?? "on_success";
   const maxLines = options.maxLines ?? BASH_MAX_LINES;
   const maxBytes = options.maxBytes ?? BASH_MAX_BYTES;
