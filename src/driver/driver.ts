@@ -34,7 +34,12 @@ export interface Driver {
   settle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<RunState>;
   /** Cancels a run: it ends CANCELLED; a call in flight is not recalled, its outcome is appended late. */
   cancel(runId: RunId, options: { by: string; reason?: string }): Promise<RunState>;
-  /** The run's state, from its journal. */
+  /**
+   * The run's state, from its journal: the latest snapshot and the events
+   * after it, the whole transcript included (rebuilt from the journal when
+   * the snapshot left it out, as snapshots of a driver without a context
+   * budget do).
+   */
   state(runId: RunId): Promise<RunState>;
   /** Runs in the store, most recently updated first, each with its lease. */
   listRuns(filter?: RunFilter): Promise<RunSummary[]>;
@@ -218,7 +223,8 @@ export function createDriver(options: DriverOptions): Driver {
     deny: (runId, approvalId, answer) => deny(ctx, runId, approvalId, answer),
     settle: (runId, approvalId, answer) => settle(ctx, runId, approvalId, answer),
     cancel: (runId, opts) => cancel(ctx, runId, opts),
-    state: (runId) => loadState(ctx.store, runId),
+    // Whole, the transcript included (a snapshot may have left it out).
+    state: (runId) => loadState(ctx.store, runId, { transcript: true }),
     listRuns: (filter) => ctx.store.listRuns(filter),
     lease: (runId) => ctx.store.lease(runId),
     events: (runId, fromSeq) => ctx.store.read(runId, fromSeq),

@@ -7,13 +7,16 @@ import type { Store } from "../store/index.js";
  * the chain verified from the snapshot's hash (or the whole journal when
  * there is no snapshot, or it does not match the journal).
  */
-export async function loadState(store: Store, runId: RunId): Promise<RunState> {
+export async function loadState(store: Store, runId: RunId, options: { transcript?: boolean } = {}): Promise<RunState> {
   const snapshot = await store.getSnapshot(runId);
-  // A snapshot an earlier version wrote without the transcript is not used.
-  if (snapshot !== null && snapshot.state.transcriptPartial !== true) {
+  // A snapshot an earlier version wrote without the transcript is not used;
+  // one that left it out (transcriptOmitted) is, unless the caller needs the
+  // transcript now.
+  if (snapshot !== null && snapshot.state.transcriptPartial !== true && !(options.transcript === true && snapshot.state.transcriptOmitted === true)) {
     const tail = await store.read(runId, snapshot.seq);
     const at = tail[0];
-    if (at !== undefined && at.seq === snapshot.seq && at.hash === snapshot.hash) {
+    // A compaction after a snapshot without the transcript needs the whole of it: the journal is reduced instead.
+    if (at !== undefined && at.seq === snapshot.seq && at.hash === snapshot.hash && !(snapshot.state.transcriptOmitted === true && tail.some((e) => e.type === "context.compacted"))) {
       const rest = tail.slice(1);
       verifyChain(rest, snapshot.seq, snapshot.hash);
       // A store never hands out what it keeps (it copies on read), so the

@@ -69,7 +69,8 @@ function checkAnswer(a: ApprovalState, answer: unknown): string | undefined {
 /** Appends operator events built from the current state, retrying when the journal moves under it. */
 export async function operatorAppend(ctx: DriverContext, runId: RunId, build: (state: RunState) => Promise<UnsealedEvent[]>): Promise<RunState> {
   for (let attempt = 0; ; attempt++) {
-    const state = await loadState(ctx.store, runId);
+    // Whole, the transcript included: the state is what the operator's call returns.
+    const state = await loadState(ctx.store, runId, { transcript: true });
     const events = await build(state);
     const sealed = sealAll(events, state.seq, state.hash);
     for (const e of sealed) apply(state, e);

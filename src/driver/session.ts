@@ -14,7 +14,7 @@ import { AgentError, type AgentDecision } from "../agents/index.js";
 import { isIsoagentError } from "../errors.js";
 import type { RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
-import { apply, JournalError, pendingApprovals, seal, TERMINAL_STATUSES, type CallState, type JournalEvent, type RunState, type UnsealedEvent } from "../journal/index.js";
+import { apply, JournalError, pendingApprovals, reduce, seal, TERMINAL_STATUSES, verifyChain, type CallState, type JournalEvent, type RunState, type UnsealedEvent } from "../journal/index.js";
 import { STORE_FAILURE_CODES, StoreError, type Lease, type StoreErrorCode } from "../store/index.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
 import type { DriverContext } from "./context.js";
@@ -112,7 +112,8 @@ export class Session {
           throw new LeaseLost();
         }
         if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;
-        await this.replayOnto(await loadState(this.ctx.store, this.state.runId));
+        // What is pending may compact the transcript: then the fresh state needs the whole of it.
+        await this.replayOnto(await loadState(this.ctx.store, this.state.runId, { transcript: this.pending.some((e) => e.type === "context.compacted") }));
       }
     }
   }
@@ -142,18 +143,34 @@ export class Session {
   }
 
   /**
-   * A snapshot holds the whole state, the model-facing transcript included,
-   * so a resume reads the snapshot and the tail after it, never the whole
-   * journal. One is taken every `snapshotEvery` events, or, when the
-   * transcript is longer than that (no context budget keeps it short),
-   * every as many events as it has items: the snapshots of a long run then
-   * add up to a constant times its journal, not its square.
+   * A snapshot holds the state, every `snapshotEvery` events, so a resume
+   * reads the snapshot and the tail after it, never the whole journal.
+   * With a context budget it holds the model-facing transcript too (kept
+   * short by the budget), so a resume that asks the agent reads nothing
+   * more. Without one the transcript grows with the run, so the snapshot
+   * leaves it out (transcriptOmitted): a resume that only waits stays
+   * constant in the journal's length, and one that asks the agent rebuilds
+   * the transcript from the journal once (its request is as long anyway).
    */
   private async maybeSnapshot(): Promise<void> {
-    if (this.state.seq - this.lastSnapshot < Math.max(this.ctx.snapshotEvery, this.state.transcript.length)) return;
+    const omit = this.ctx.context === undefined || this.state.transcriptOmitted === true;
+    if (this.state.seq - this.lastSnapshot < (omit ? this.ctx.snapshotEvery : Math.max(this.ctx.snapshotEvery, this.state.transcript.length))) return;
     this.lastSnapshot = this.state.seq;
-    const state = JSON.parse(JSON.stringify(this.state)) as RunState;
+    const state = JSON.parse(JSON.stringify(omit ? { ...this.state, transcript: [], transcriptOmitted: true } : this.state)) as RunState;
     await this.ctx.store.putSnapshot(this.state.runId, { seq: this.state.seq, hash: this.state.hash, state });
+  }
+
+  /** The whole transcript, rebuilt from the journal when the state came from a snapshot that left it out. */
+  private async ensureTranscript(): Promise<void> {
+    if (this.state.transcriptOmitted !== true) return;
+    const stored = await this.ctx.store.read(this.state.runId);
+    verifyChain(stored);
+    const full = reduce([...stored, ...this.pending]);
+    if (full.seq !== this.state.seq || full.hash !== this.state.hash) throw new JournalError("JOURNAL_INVALID", `run ${this.state.runId}'s journal ends at event ${full.seq}, its state at ${this.state.seq}`);
+    this.state.transcript = full.transcript;
+    if (full.lastUsage === undefined) delete this.state.lastUsage;
+    else this.state.lastUsage = full.lastUsage;
+    delete this.state.transcriptOmitted;
   }
 
   // ---- context ---------------------------------------------------------------
@@ -263,6 +280,7 @@ export class Session {
   // ---- deciding --------------------------------------------------------------
 
   private async decide(): Promise<"ok" | "unavailable"> {
+    await this.ensureTranscript();
     await this.compactContext("budget");
     const step = this.state.step + 1;
     let decision: AgentDecision;

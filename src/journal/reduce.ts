@@ -98,6 +98,14 @@ export interface RunState {
    */
   transcriptPartial?: true;
   /**
+   * Set on a state from a snapshot that left the transcript out (a driver
+   * with no context budget, whose transcript grows with the run, snapshots
+   * so): `transcript` holds only the items after the snapshot. The driver
+   * rebuilds the whole transcript from the journal before it asks the agent
+   * or compacts; a resume that only waits never pays for it.
+   */
+  transcriptOmitted?: true;
+  /**
    * The input tokens of the last model answer, and how many transcript items
    * its request held (v2): the context budget's exact starting point (after
    * a compaction, the compaction's estimate of the transcript it left).

@@ -166,7 +166,7 @@ async function load(store: Store, runId: RunId): Promise<{ state: RunState; snap
   }
   if (snapshot !== null && snapshot.state.transcriptPartial !== true) {
     const tail = await store.read(runId, snapshot.seq);
-    if (tail[0]?.seq === snapshot.seq && tail[0].hash === snapshot.hash) {
+    if (tail[0]?.seq === snapshot.seq && tail[0].hash === snapshot.hash && !(snapshot.state.transcriptOmitted === true && tail.some((e) => e.type === "context.compacted"))) {
       const rest = tail.slice(1);
       verifyChain(rest, snapshot.seq, snapshot.hash);
       const state = snapshot.state;

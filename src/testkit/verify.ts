@@ -5,7 +5,7 @@
  */
 import type { RunId } from "../ids.js";
 import { canonicalJson } from "../json/index.js";
-import { reduce, verifyChain } from "../journal/index.js";
+import { reduce, verifyChain, type RunState } from "../journal/index.js";
 import type { Store } from "../store/index.js";
 
 /** What {@link verifyRun} found. */
@@ -46,9 +46,14 @@ export async function verifyRun(store: Store, runId: RunId): Promise<RunVerifica
   if (snapshot !== null && snapshot.state.transcriptPartial !== true && problems.length === 0) {
     const at = events[snapshot.seq - 1];
     if (at === undefined || at.hash !== snapshot.hash) problems.push(`the snapshot at event ${snapshot.seq} names a hash the journal does not have there`);
-    else if (canonicalJson(reduce(events.slice(0, snapshot.seq)) as never) !== canonicalJson(snapshot.state as never)) {
+    else if (canonicalJson(withoutTranscript(reduce(events.slice(0, snapshot.seq)), snapshot.state.transcriptOmitted === true) as never) !== canonicalJson(snapshot.state as never)) {
       problems.push(`the snapshot at event ${snapshot.seq} is not the state the journal reduces to there`);
     }
   }
   return { ok: problems.length === 0, events: events.length, problems };
+}
+
+/** The state as a snapshot that left the transcript out holds it. */
+function withoutTranscript(state: RunState, omitted: boolean): RunState {
+  return omitted ? { ...state, transcript: [], transcriptOmitted: true } : state;
 }
