@@ -174,6 +174,10 @@ export async function browserBundle(input: Pick<BuildOptions, "entryPoints" | "s
 export const SIZE_ENTRIES = {
   index: `export * from "./src/index.ts";`,
   driver: `export { createDriver, defineTool, memoryStore, scriptedAgent } from "./src/index.ts";`,
+  // The entries added beside the core: each as an app that imports it loads it (the core modules it uses included).
+  mcp: `export * from "./src/mcp/index.ts";`,
+  otel: `export * from "./src/otel/index.ts";`,
+  move: `export * from "./src/move/index.ts";`,
 } as const;
 
 /** An entry of {@link SIZE_ENTRIES} (or any module's source) as a browser app ships it. */

@@ -26,6 +26,10 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
   index: 46_300,
   driver: 41_000,
+  // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
+  mcp: 39_700,
+  otel: 3_900,
+  move: 33_500,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */
