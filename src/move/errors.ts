@@ -3,20 +3,10 @@
  * what is wrong and where (a line, an event, an artifact), and nothing of a
  * refused bundle is written.
  */
-import { IsoagentError } from "../errors.js";
+import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 
-/** The codes a bundle or a move is refused with. */
-export type MoveErrorCode =
-  | "BUNDLE_INVALID"
-  | "BUNDLE_VERSION"
-  | "BUNDLE_TRUNCATED"
-  | "BUNDLE_REORDERED"
-  | "BUNDLE_TAMPERED"
-  | "BUNDLE_ARTIFACT_MISSING"
-  | "BUNDLE_TOO_LARGE"
-  | "RUN_DIVERGED"
-  | "MOVE_FENCED"
-  | "MOVE_REFUSED";
+/** The codes a bundle or a move is refused with (listed once, in IsoagentErrorCode). */
+export type MoveErrorCode = Extract<IsoagentErrorCode, `BUNDLE_${string}` | "RUN_DIVERGED" | "MOVE_FENCED" | "MOVE_REFUSED">;
 
 /**
  * A bundle refused, or a move that cannot go on. `seq` names the first
