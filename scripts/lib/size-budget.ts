@@ -24,7 +24,7 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * agent is asked: +0.3 KB).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 46_300,
+  index: 46_400,
   driver: 41_000,
   // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
   mcp: 39_700,

@@ -8,6 +8,11 @@ import type { Store } from "../store/index.js";
  * there is no snapshot, or it does not match the journal).
  */
 export async function loadState(store: Store, runId: RunId, options: { transcript?: boolean } = {}): Promise<RunState> {
+  return (await loadStateAt(store, runId, options)).state;
+}
+
+/** {@link loadState}, and the seq of the snapshot it started from (0 when it reduced the whole journal). */
+export async function loadStateAt(store: Store, runId: RunId, options: { transcript?: boolean } = {}): Promise<{ state: RunState; snapshotSeq: number }> {
   const snapshot = await store.getSnapshot(runId);
   // A snapshot an earlier version wrote without the transcript is not used;
   // one that left it out (transcriptOmitted) is, unless the caller needs the
@@ -23,10 +28,10 @@ export async function loadState(store: Store, runId: RunId, options: { transcrip
       // snapshot's state is ours to advance.
       const state = snapshot.state;
       for (const e of rest) apply(state, e);
-      return state;
+      return { state, snapshotSeq: snapshot.seq };
     }
   }
   const events = await store.read(runId);
   verifyChain(events);
-  return reduce(events);
+  return { state: reduce(events), snapshotSeq: 0 };
 }

@@ -12,6 +12,7 @@ import { isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { apply, JournalError, reduce, verifyChain, type JournalEvent, type RunState, type RunStatus } from "../journal/index.js";
 import { shapeChecker } from "../driver/context.js";
+import { loadStateAt } from "../driver/load.js";
 import { StoreError, type Custody, type Store } from "../store/index.js";
 import type { Workspace } from "../toolkit/workspace.js";
 import { MoveError } from "./errors.js";
@@ -157,26 +158,12 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
 
 /** The copy's state (snapshot and tail, verified from the snapshot), and its snapshot's seq; undefined when the store lacks the run. */
 async function load(store: Store, runId: RunId): Promise<{ state: RunState; snapshotSeq: number } | undefined> {
-  let snapshot;
   try {
-    snapshot = await store.getSnapshot(runId);
+    return await loadStateAt(store, runId);
   } catch (e) {
     if (isIsoagentError(e, "RUN_NOT_FOUND")) return undefined;
     throw e;
   }
-  if (snapshot !== null && snapshot.state.transcriptPartial !== true) {
-    const tail = await store.read(runId, snapshot.seq);
-    if (tail[0]?.seq === snapshot.seq && tail[0].hash === snapshot.hash && !(snapshot.state.transcriptOmitted === true && tail.some((e) => e.type === "context.compacted"))) {
-      const rest = tail.slice(1);
-      verifyChain(rest, snapshot.seq, snapshot.hash);
-      const state = snapshot.state;
-      for (const e of rest) apply(state, e);
-      return { state, snapshotSeq: snapshot.seq };
-    }
-  }
-  const events = await store.read(runId);
-  verifyChain(events);
-  return { state: reduce(events), snapshotSeq: 0 };
 }
 
 /** The fencing floor a copy's journal leaves: its last token (tokens only grow) and its last move's epoch. */
