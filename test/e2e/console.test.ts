@@ -142,8 +142,9 @@ describe.skipIf(!present)("the console shows who drives a run", () => {
     await page.route(/\/runs\?limit=\d+$/, (route) => route.fulfill({ json: { runs: [{ runId: "lease_demo", status, createdAt: now, updatedAt: now, seq: 4, lease }] } }));
     await page.route(/\/runs\/lease_demo$/, (route) => route.fulfill({ json: { run: run() } }));
     await page.route(/\/runs\/lease_demo\/events$/, (route) => route.fulfill({ status: 204, body: "" }));
-    await page.goto(`${base}/?token=${TOKEN}&run=lease_demo`);
-    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    // Logged in first (the login page posts, then replaces itself with "/"):
+    // going on before that navigation ended aborted this test's own goto.
+    await consoleLogin(page, base, TOKEN);
     await page.goto(`${base}/?run=lease_demo`);
     await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     await page.waitForFunction(() => document.getElementById("lease")!.textContent!.startsWith("running in another driver (tab-1a2b3c4d) until "));
