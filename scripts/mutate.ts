@@ -1,7 +1,13 @@
 /**
- * `npm run mutate [-- <area>...] [--summary-only]`: mutation testing of the
- * core with StrykerJS, area by area (test/mutation/areas.mjs), each
- * incremental, then the committed summary, test/mutation/summary.md.
+ * `npm run mutate [-- <area>...] [--force] [--summary-only]`: mutation
+ * testing of the core with StrykerJS, area by area (test/mutation/areas.mjs),
+ * each incremental, then the committed summary, test/mutation/summary.md.
+ *
+ * `--force` forgets the named areas' incremental results and tests every
+ * mutant again. Needed after changing a conformance suite in src/testkit:
+ * Stryker sees a test as changed only when its test file changes, and the
+ * conformance cases' bodies live outside the test files that register them,
+ * so an incremental run would keep their old verdicts.
  *
  * The summary counts each area's mutants by status, gives the score
  * (killed + timed out over everything that could be detected: killed, timed
@@ -10,7 +16,7 @@
  * can tell it from the original) and "unexplained" otherwise.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AREAS } from "../test/mutation/areas.mjs";
 
@@ -22,6 +28,7 @@ const EQUIVALENT = join(ROOT, "test/mutation/equivalent.json");
 type Area = keyof typeof AREAS;
 const argv = process.argv.slice(2);
 const summaryOnly = argv.includes("--summary-only");
+const force = argv.includes("--force");
 const named = argv.filter((a) => !a.startsWith("--"));
 for (const a of named) if (!(a in AREAS)) throw new Error(`unknown area "${a}": one of ${Object.keys(AREAS).join(", ")}`);
 const areas = (named.length > 0 ? named : Object.keys(AREAS)) as Area[];
@@ -32,6 +39,9 @@ const timings: Record<string, number> = existsSync(join(REPORTS, "timings.json")
 if (!summaryOnly) {
   for (const area of areas) {
     const t0 = Date.now();
+    if (force) rmSync(join(REPORTS, `${area}.incremental.json`), { force: true });
+    // Only a run that tested every mutant says how long the area takes.
+    const full = !existsSync(join(REPORTS, `${area}.incremental.json`));
     console.log(`\nmutate: ${area} (${AREAS[area].what})`);
     const r = spawnSync(process.execPath, [join(ROOT, "node_modules/@stryker-mutator/core/bin/stryker.js"), "run", "stryker.config.mjs"], {
       cwd: ROOT,
@@ -44,7 +54,7 @@ if (!summaryOnly) {
       console.error(`mutate: Stryker failed on ${area} (exit ${r.status ?? r.signal})`);
       process.exit(1);
     }
-    timings[area] = Math.round((Date.now() - t0) / 1000);
+    if (full) timings[area] = Math.round((Date.now() - t0) / 1000);
     writeFileSync(join(REPORTS, "timings.json"), `${JSON.stringify(timings, null, 2)}\n`);
   }
 }

@@ -93,12 +93,31 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     check(head.seq === 2, "the copy grew by the tail");
     await refuses(store.importEvents(runId, chain(events[1]!, [resumed(4)]), { expectedSeq: 1, status: "running", role: "mirror" }), "JOURNAL_CONFLICT", "an import after a seq the copy has moved past");
     await refuses(store.importEvents(runId, [{ ...chain(events[1]!, [resumed(4)])[0]!, prev: "0".repeat(64) }], { expectedSeq: 2, status: "running", role: "mirror" }), "STORE_INVALID_APPEND", "an import that does not link");
-    await refuses(store.importEvents(runId, events, { expectedSeq: 0, status: "running", role: "mirror" }), "RUN_EXISTS", "creating a copy twice");
+    await refuses(store.importEvents(runId, events, { expectedSeq: 0, status: "running", role: "mirror" }), "RUN_EXISTS", "creating a copy twice", `run ${runId} already exists`);
     const own = newRunId();
     const first = created(own);
     await store.createRun(first);
     await refuses(store.importEvents(own, chain(first, [resumed(1)]), { expectedSeq: 1, status: "running", role: "mirror" }), "RUN_OWNED", "an import into a run the store owns", `run ${own} is owned here: it grows by its own appends, never by an import`);
     check((await store.read(own)).length === 1, "nothing of the refused import is written");
+  },
+  "moves: importEvents creates a copy only from the run's own run.created at seq 1 and a chain after it, and a mirror's push leaves a run in transit in transit": async (s) => {
+    const store = movable(s.store);
+    const runId = newRunId();
+    const events = foreign(runId);
+    const copy = (evs: JournalEvent[], expectedSeq = 0) => store.importEvents(runId, evs, { expectedSeq, status: "running", role: "mirror" });
+    await refuses(copy(events, 1), "RUN_NOT_FOUND", "an import after seq 1 into a run the store has no copy of", `no run ${runId}`);
+    const creates = `an import creates run ${runId} with its run.created`;
+    await refuses(copy([]), "STORE_INVALID_APPEND", "an import that creates with no events", creates);
+    await refuses(copy(events.slice(1)), "STORE_INVALID_APPEND", "an import that creates with run.resumed", creates);
+    await refuses(copy(foreign(newRunId())), "STORE_INVALID_APPEND", "an import that creates with another run's run.created", creates);
+    const again = (seq: number, prev: string): JournalEvent => seal({ ...(events[0] as UnsealedEvent) }, seq, prev);
+    await refuses(copy([again(2, "")]), "STORE_INVALID_APPEND", "an import that creates with run.created at seq 2", "a run is created with run.created at seq 1");
+    await refuses(copy([again(1, events[1]!.hash)]), "STORE_INVALID_APPEND", "an import that creates with run.created after another event", "a run is created with run.created at seq 1");
+    await refuses(copy([events[0]!, { ...events[1]!, prev: "0".repeat(64) }]), "STORE_INVALID_APPEND", "an import that creates with a broken link");
+    await refuses(store.read(runId), "RUN_NOT_FOUND", "no refused import created the copy");
+    await store.importEvents(runId, events.slice(0, 1), { expectedSeq: 0, status: "running", role: "in_transit" });
+    const head = await copy(events.slice(1), 1);
+    check(role(head.custody) === "in_transit" && role(await store.custody(runId)) === "in_transit", `a mirror's push into a run in transit leaves it in transit, not ${role(head.custody)}`);
   },
   "moves: a seal (run.moved, appended with the lease) ends the store's ownership: every append and lease is refused with RUN_MOVED, naming the destination": async (s) => {
     const store = movable(s.store);
@@ -122,7 +141,7 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     const first = created(runId);
     await store.createRun(first);
     const l = (await store.acquireLease(runId, "mover", 10_000)) as Lease;
-    await refuses(store.append(runId, chain(first, [moved("a", "b", l.token + 1), resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal followed by an event");
+    await refuses(store.append(runId, chain(first, [moved("a", "b", l.token + 1), resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal followed by an event", `event 2 of run ${runId}: a seal ends its append, names a place, and has an epoch above ${l.token}`);
     await refuses(store.append(runId, chain(first, [moved("a", "b", l.token)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal whose epoch is not above the last token");
     await refuses(store.append(runId, chain(first, [moved("a", "", l.token + 1)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal naming no place");
     await refuses(store.append(runId, chain(first, [moved("a", "b", l.token + 1)]), { expectedSeq: 1 }, "running"), "STORE_INVALID_APPEND", "a seal without the lease");

@@ -156,6 +156,9 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     const other = await withRun(s);
     const heard: number[] = [];
     const stop = watch(runId, () => void s.store.read(runId).then((events) => heard.push(events.length)));
+    // A second watcher of the same run, kept: one watcher stopping leaves it watching.
+    const kept: number[] = [];
+    const stopKept = watch(runId, () => void s.store.read(runId).then((events) => kept.push(events.length)));
     const l = await lease(s, runId);
     const head = await s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running");
     await refuses(s.store.append(runId, after(first, [resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"), "JOURNAL_CONFLICT", "a stale append");
@@ -164,6 +167,10 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     await s.store.append(runId, after(head, [cancelled()]), { expectedSeq: 2 }, "cancelled");
     await s.store.read(runId);
     check(heard.join(",") === "2", `one append heard, after which the run reads 2 events (a refused append, another run's, and one after stopping are not heard), not [${heard.join(",")}]`);
+    // Waits on the kept watcher's state (reads go through the store's own queue), never on time.
+    for (let k = 0; k < 500 && !kept.includes(3); k++) await s.store.read(runId);
+    stopKept();
+    check(kept.join(",") === "2,3", `the other watcher of the run still hears the append after the first stopped, not [${kept.join(",")}]`);
   },
   "leases: exclusive, fenced by a strictly increasing token, judged by the store's clock": async (s) => {
     const { runId } = await withRun(s);
@@ -252,13 +259,25 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
   "listRuns pages after a given run (updatedAt, then run id), and lists each run's title": async (s) => {
     // A moment only this case's runs share, so that its three runs tie on it.
     const moment = 7_000_000_000 + counter;
-    const ours: RunId[] = [];
-    for (const [k, task] of [[0, "\n  Summarise notes/todo.md\ninto notes/summary.md"], [0, { t: "conformance" }], [0, "x".repeat(200)], [-1, "older"]] as const) {
-      const runId = newRunId();
+    // Ids given out first, then the runs created in an order that is not
+    // theirs (a store that kept insertion order would show it); the newest
+    // run has the greatest id, so that a page after the ties that let in any
+    // greater id would list it twice.
+    const ids = Array.from({ length: 6 }, () => newRunId()).sort((a, b) => (a < b ? -1 : 1));
+    const newest = ids[5]!;
+    const ours: RunId[] = [ids[2]!, ids[0]!, ids[4]!, ids[1]!, ids[3]!];
+    const tasks: [number, JsonValue][] = [
+      [0, "\n  Summarise notes/todo.md  \ninto notes/summary.md"],
+      [0, { t: "conformance" }],
+      [0, "x".repeat(200)],
+      [0, "y".repeat(120)],
+      [-1, `a\u{1F600}${"z".repeat(115)}\u{1F600}${"z".repeat(100)}`],
+    ];
+    for (const [k, runId] of [...ours, newest].entries()) {
+      const [offset, task] = tasks[k] ?? [1, "newest"];
       const first = created(runId, 1000, task);
       await s.store.createRun(first);
-      await s.store.append(runId, after(first, [cancelled(moment + k)]), { expectedSeq: 1 }, "cancelled");
-      ours.push(runId);
+      await s.store.append(runId, after(first, [cancelled(moment + offset)]), { expectedSeq: 1 }, "cancelled");
     }
     const seen: RunSummary[] = [];
     for (let before: RunFilter["before"], k = 0; k < 1000; k++) {
@@ -268,13 +287,15 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
       before = { updatedAt: page[1]!.updatedAt, runId: page[1]!.runId };
     }
     check(new Set(seen.map((r) => r.runId)).size === seen.length, "no run is listed on two pages");
-    const listed = seen.filter((r) => ours.includes(r.runId));
-    const tied = ours.slice(0, 3).sort((a, b) => (a < b ? -1 : 1));
-    check(listed.map((r) => r.runId).join(",") === [...tied, ours[3]!].join(","), `runs updated at the same moment are listed by run id, the older after them: ${listed.map((r) => r.runId).join(",")}`);
+    const listed = seen.filter((r) => r.runId === newest || ours.includes(r.runId));
+    const tied = ours.slice(0, 4).sort((a, b) => (a < b ? -1 : 1));
+    check(listed.map((r) => r.runId).join(",") === [newest, ...tied, ours[4]!].join(","), `runs updated at the same moment are listed by run id, the newer before and the older after them: ${listed.map((r) => r.runId).join(",")}`);
     const title = (runId: RunId) => listed.find((r) => r.runId === runId)?.title;
     check(title(ours[0]!) === "Summarise notes/todo.md", `a string task's title is its first non-empty line, not ${JSON.stringify(title(ours[0]!))}`);
     check(title(ours[1]!) === '{"t":"conformance"}', "a task that is not a string is titled by its JSON");
     check(title(ours[2]!) === `${"x".repeat(119)}…`, "a title is cut to 120 characters");
+    check(title(ours[3]!) === "y".repeat(120), "a title of 120 characters is not cut");
+    check(title(ours[4]!) === `a\u{1F600}${"z".repeat(115)}…`, `a cut never splits a surrogate pair, not ${JSON.stringify(title(ours[4]!))}`);
   },
   "artifacts are stored by their SHA-256": async (s) => {
     const bytes = encodeUtf8("artifact ✓");
@@ -284,6 +305,11 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     check(again.sha256 === ref.sha256, "putting it again is idempotent");
     const back = await s.store.getArtifact(ref.sha256);
     check(back !== null && decodeUtf8Fatal(back) === "artifact ✓", "get returns the bytes");
+    const given = encodeUtf8("artifact changed after its put");
+    const put = await s.store.putArtifact(given);
+    given[0] = 0;
+    const kept = await s.store.getArtifact(put.sha256);
+    check(kept !== null && decodeUtf8Fatal(kept) === "artifact changed after its put", "changing the bytes given to putArtifact does not change the artifact");
     back[0] = 0;
     const third = await s.store.getArtifact(ref.sha256);
     check(third !== null && third[0] === bytes[0], "changing returned bytes does not change the artifact");
@@ -293,10 +319,11 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     const { runId } = await withRun(s);
     check((await s.store.getSnapshot(runId)) === null, "no snapshot at first");
     const state = { marker: "v2" } as unknown as import("../journal/index.js").RunState;
+    await s.store.putSnapshot(runId, { seq: 1, hash: "h1", state: { marker: "first" } as never });
     await s.store.putSnapshot(runId, { seq: 2, hash: "h2", state });
     await s.store.putSnapshot(runId, { seq: 1, hash: "h1", state: { marker: "v1" } as never });
     const snap = await s.store.getSnapshot(runId);
-    check(snap !== null && snap.seq === 2 && (snap.state as unknown as { marker: string }).marker === "v2", "an older snapshot does not replace a newer one");
+    check(snap !== null && snap.seq === 2 && (snap.state as unknown as { marker: string }).marker === "v2", "a newer snapshot replaces an older one, and an older one does not replace a newer one");
   },
   "what a read returns cannot change what is stored": async (s) => {
     const { runId } = await withRun(s);
