@@ -21,11 +21,13 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * store; Driver.artifact: +0.4 KB), and the last fixes of this round
  * (grants judged on every kind of resource, a URL by its host; snapshots
  * that leave the transcript out without a context budget, rebuilt when the
- * agent is asked: +0.3 KB).
+ * agent is asked: +0.3 KB); a drive stopped by a failing store at its last
+ * flush stops with store_error and reports the run as the store holds it,
+ * instead of throwing out of start(): +0.04 KB, driver to 41,100).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
   index: 46_400,
-  driver: 41_000,
+  driver: 41_100,
   // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
   mcp: 39_700,
   otel: 3_900,

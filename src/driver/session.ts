@@ -214,29 +214,41 @@ export class Session {
         stopped = "crashed";
       } else if (e instanceof LeaseLost) stopped = "lease_lost";
       else if (e instanceof Interrupted) stopped = "signal";
-      else if (e instanceof StoreError && STORE_FAILURE_CODES.has(e.code as StoreErrorCode)) {
-        // The store cannot take writes (quota, a closed database): stop here,
-        // writing nothing more; what is journaled stays consistent.
-        this.failed = { code: e.code, message: e.message };
-        this.pending = [];
-        stopped = "store_error";
-      } else throw e;
+      else if (this.stoppedByStore(e)) stopped = "store_error";
+      else throw e;
     } finally {
       this.cancelRenewal?.();
-      if (this.failed !== undefined) {
-        await this.ctx.store.releaseLease(this.lease).catch(() => {});
-      } else if (!this.crashed && !this.lost) {
+      if (this.failed === undefined && !this.crashed && !this.lost) {
         try {
           await this.flush();
         } catch (e) {
-          if (!(e instanceof LeaseLost)) throw e;
+          // The last flush meets a failing store as the loop does: a stop, not a throw.
+          if (this.stoppedByStore(e)) stopped = "store_error";
+          else if (!(e instanceof LeaseLost)) throw e;
         }
-        if (!this.lost) await this.ctx.store.releaseLease(this.lease);
+        if (this.failed === undefined && !this.lost) await this.ctx.store.releaseLease(this.lease);
       }
+      if (this.failed !== undefined) await this.ctx.store.releaseLease(this.lease).catch(() => {});
     }
+    // A drive the store stopped reports the run as the store holds it (what
+    // was applied in memory but never written is not reported), or, when the
+    // store cannot even be read, as far as it was committed.
+    if (this.failed !== undefined) return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stopped, this.failed);
     // After the last flush: what it appended, or dropped when an operator's
     // answer made it moot, is what the outcome reports.
     return this.outcome(stopped);
+  }
+
+  /**
+   * Whether `e` says the store cannot take writes (quota, a closed
+   * database): the drive then stops, writing nothing more; what is journaled
+   * stays consistent.
+   */
+  private stoppedByStore(e: unknown): boolean {
+    if (!(e instanceof StoreError && STORE_FAILURE_CODES.has(e.code as StoreErrorCode))) return false;
+    this.failed = { code: e.code, message: e.message };
+    this.pending = [];
+    return true;
   }
 
   private async loop(): Promise<RunOutcome["stopped"]> {

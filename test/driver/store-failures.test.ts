@@ -1,0 +1,49 @@
+/**
+ * A store that stops taking writes mid-run (quota, a closed database): the
+ * drive stops with `store_error`, naming the store's error, writes nothing
+ * more, releases its lease, and what is journaled stays a valid chain. Any
+ * other store error is not swallowed. Found by this test: a failure at the
+ * drive's last flush (the run's end) was thrown out of start() instead. (Chromium's IndexedDB has the same in
+ * test/browser/idb-failures.test.ts; this one runs in the driver area's
+ * mutation tests, issue 21.)
+ */
+import { describe, expect, it } from "vitest";
+import { call, calls, final, memoryStore, StoreError, STORE_FAILURE_CODES, verifyChain, type Store } from "../../src/index.js";
+import { harness } from "./helpers.js";
+
+/** A memory store whose appends fail with `code` from the `from`-th one on. */
+function failingFrom(inner: Store, from: number, code: string): Store {
+  let appends = 0;
+  return Object.assign(Object.create(null) as object, inner, {
+    async append(...args: Parameters<Store["append"]>) {
+      if (++appends >= from) throw new StoreError(code as never, `the store refused append ${appends} (${code})`);
+      return inner.append(...args);
+    },
+  }) as Store;
+}
+
+describe("a store that stops taking writes mid-run", () => {
+  for (const code of STORE_FAILURE_CODES) {
+    it(`${code}: stops with store_error naming it, releases the lease, and leaves a valid chain`, async () => {
+      const inner = memoryStore();
+      const h = harness([calls(call("read_file", { path: "notes.md" })), calls(call("read_file", { path: "notes.md" })), final("ok")]);
+      const outcome = await h.driver({ store: failingFrom(inner, 3, code) }).start("t");
+      expect(outcome.stopped).toBe("store_error");
+      expect(outcome.error).toEqual({ code, message: `the store refused append 3 (${code})` });
+      const events = await inner.read(outcome.runId);
+      verifyChain(events);
+      // The outcome is the run as the store holds it, not what was applied in memory and never written.
+      expect(outcome.seq).toBe(events.length);
+      expect(outcome.status).toBe("running");
+      expect(await inner.lease(outcome.runId)).toBeNull();
+      // Nothing was written after the refusal: a later driver over the healthy store finishes the run.
+      const done = await h.driver({ store: inner }).resume(outcome.runId);
+      expect(done.status).toBe("completed");
+    });
+  }
+
+  it("any other store error is thrown to the caller, not reported as a stop", async () => {
+    const h = harness([calls(call("read_file", { path: "notes.md" })), final("ok")]);
+    await expect(h.driver({ store: failingFrom(memoryStore(), 2, "STORE_INVALID_APPEND") }).start("t")).rejects.toSatisfy((e: unknown) => e instanceof StoreError && e.code === "STORE_INVALID_APPEND");
+  });
+});
