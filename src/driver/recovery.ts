@@ -20,7 +20,8 @@ const ACTIONS = ["run_again", "record_result", "record_failure", "mark_unknown",
 function describe(v: unknown): string {
   if (v === undefined || v === null) return String(v);
   if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  return `a ${Array.isArray(v) ? "list" : typeof v}`;
+  const kind = Array.isArray(v) ? "list" : typeof v;
+  return `${kind === "object" ? "an" : "a"} ${kind}`;
 }
 
 /** A hook's answer as a reconciliation, or the fault that sends the call to an operator. */
