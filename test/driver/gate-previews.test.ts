@@ -92,3 +92,45 @@ describe("a policy identity", () => {
     expect(reopened).toEqual([{ type: "call.reopened", step: 1, callId: "s1c1", reason: 'the policy changed from "(none)" to "v2" since this call was asked' }]);
   });
 });
+
+describe("what a call touches", () => {
+  const events = async (t: Tool<never, unknown>, policy?: unknown) => {
+    const h = harness([calls(call(t.name, { text: "x" })), final("ok")], { tools: [t], ...(policy === undefined ? {} : { policy: policy as never }) });
+    await h.driver().start("t");
+    return (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.permission" || e["type"] === "call.rejected");
+  };
+
+  it("a ToolError from resources() refuses the call in the tool's words, before any policy", async () => {
+    const t = tool("outside", {
+      resources: () => {
+        throw new ToolError("the path is outside the workspace");
+      },
+    });
+    const got = await events(t);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ type: "call.rejected", observation: { type: "tool_error", error: expect.stringContaining("Error: the path is outside the workspace") } });
+  });
+
+  it("any other failure of resources(), or an answer that is not resources, denies the call as undeterminable", async () => {
+    const failing = [
+      tool("throws", {
+        resources: () => {
+          throw new Error("bug");
+        },
+      }),
+      tool("malformed", { resources: () => [{ kind: "path" }] }),
+    ];
+    for (const t of failing) {
+      const got = await events(t);
+      expect(got.map((e) => e["type"]), t.name).toEqual(["call.permission", "call.rejected"]);
+      expect(got[0]).toMatchObject({ permission: "deny", source: "spec", reason: "resources could not be determined", sideEffect: "local_mutation" });
+    }
+  });
+
+  it("the policy is asked with the tool, side effect, checked arguments, resources, stage, run, step and call", async () => {
+    const asked: unknown[] = [];
+    const t = tool("probe", { permission: "allow", resources: (a: { text: string }) => [{ kind: "path", value: a.text }] });
+    await events(t, (q: unknown) => (asked.push(q), { permission: "allow" }));
+    expect(asked).toEqual([{ tool: "probe", sideEffect: "local_mutation", args: { text: "x" }, resources: [{ kind: "path", value: "x" }], stage: "call", runId: "run_1", step: 1, callId: "s1c1" }]);
+  });
+});
