@@ -206,6 +206,24 @@ describe("the scanner's other edges", () => {
     }
   });
 
+  it("a duplicate key is found however many keys come before it (the scanner switches from a list to a set past 12)", () => {
+    for (let n = 1; n <= 40; n++) {
+      const keys = Array.from({ length: n }, (_, k) => `k${k}`);
+      for (const dup of [0, n - 1]) {
+        const text = `{${[...keys, keys[dup]!].map((k, i) => `"${k}":${i}`).join(",")}}`;
+        const r = tryParseJson(text);
+        expect(r.ok ? "accepted" : r.error.code, `${n} keys, repeating ${keys[dup]}`).toBe("JSON_DUPLICATE_KEY");
+      }
+    }
+  });
+
+  it("a number that starts with 0 is judged whole for overflow: 0.1e309 is finite, 0.1e400 is not", () => {
+    expect(tryParseJson("0.1e309")).toEqual({ ok: true, value: 1e308 });
+    expect(tryParseJson("[0.1e309]")).toEqual({ ok: true, value: [1e308] });
+    const r = tryParseJson("0.1e400");
+    expect(r.ok ? "accepted" : r.error.code).toBe("JSON_NUMBER_OUT_OF_RANGE");
+  });
+
   it("after a key, the end of the input or a comment is named as such, anything else as a missing colon", () => {
     const table: [string, string][] = [
       ['{"a"', "unexpected end of input at line 1, column 5"],

@@ -22,6 +22,8 @@ describe("checkArgs: the invalid_decision text, pinned by exact value", () => {
     ['{"path":"","limit":0}', `Error: invalid arguments for read_file: at /path: must be at least 1 character long; at /limit: must be >= 1\n${SCHEMA_NEXT}\n${SCHEMA_RECOVERY}`],
     ['{"path":"a","path":"b"}', `Error: invalid arguments for read_file: the arguments are not valid JSON: duplicate key "path" at line 1, column 13\n${JSON_NEXT}\n${JSON_RECOVERY}`],
     ['{"path":"\\ud800"}', `Error: invalid arguments for read_file: the arguments are not valid JSON: unpaired surrogate "\\ud800" in a string at line 1, column 10\n${JSON_NEXT}\n${JSON_RECOVERY}`],
+    // A raw one (the text itself holds it, as a JS string can): JSON.parse takes it, the boundary must not.
+    ['{"path":"a\ud800"}', `Error: invalid arguments for read_file: the arguments are not valid JSON: unpaired surrogate U+D800 in a string at line 1, column 11\n${JSON_NEXT}\n${JSON_RECOVERY}`],
     ['{"path":"a",}', `Error: invalid arguments for read_file: the arguments are not valid JSON: trailing comma at line 1, column 13\n${JSON_NEXT}\n${JSON_RECOVERY}`],
     ["[" + "[".repeat(300), `Error: invalid arguments for read_file: the arguments are not valid JSON: nesting deeper than 256 levels at line 1, column 257\n${JSON_NEXT}\n${JSON_RECOVERY}`],
     ["[1]", `Error: invalid arguments for read_file: expected object, got array\n${SCHEMA_NEXT}\n${SCHEMA_RECOVERY}`],
