@@ -22,6 +22,12 @@ describe("workspacePolicy's grants, on every kind of resource", () => {
     expect(grants(req([{ kind: "url", value: "https://API.example.com/v1/items" }]))).toEqual({ permission: "allow" });
   });
 
+  it("deny a URL that does not parse even under a grant of every host (no host is not a host called 'undefined')", () => {
+    const everyHost = workspacePolicy({ grants: [{ operation: "network", match: "*" }] });
+    expect(everyHost(req([{ kind: "url", value: "https://any.example/" }]))).toEqual({ permission: "allow" });
+    for (const value of ["not a url", "http://[bad", ""]) expect(everyHost(req([{ kind: "url", value }])), value).toEqual(NO("network"));
+  });
+
   it("check a kind they do not know by its value, and a kind named like an Object member is judged like any other", () => {
     expect(grants(req([{ kind: "database", value: "staging", operation: "write" }]))).toEqual(NO("write"));
     expect(grants(req([{ kind: "database", value: "prod-eu", operation: "write" }]))).toEqual({ permission: "allow" });
