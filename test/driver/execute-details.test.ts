@@ -134,3 +134,15 @@ describe("reading artifacts", () => {
     expect(got).toEqual([undefined, undefined]);
   });
 });
+
+describe("the driver's signal, after the calls", () => {
+  it("keeps no listener of any call: a long-lived signal does not gain one per call", async () => {
+    const { getEventListeners } = await import("node:events");
+    const controller = new AbortController();
+    const probe = tool("probe", () => "ok");
+    const h = harness([calls(call("probe", { text: "a" }), call("probe", { text: "b" }, "c2")), calls(call("probe", { text: "c" })), final("ok")], { tools: [probe] });
+    const before = getEventListeners(controller.signal, "abort").length;
+    expect((await h.driver().start("t", { signal: controller.signal })).status).toBe("completed");
+    expect(getEventListeners(controller.signal, "abort").length).toBe(before);
+  });
+});

@@ -122,6 +122,7 @@ describe("toDecision", () => {
       [null, "not an object"],
       ["final", "not an object"],
       [{ kind: "other" }, 'it is neither "final" nor a non-empty list of calls'],
+      [{ kind: "other", calls: [{ name: "a", args: "{}" }] }, 'it is neither "final" nor a non-empty list of calls'],
       [{ kind: "calls" }, 'it is neither "final" nor a non-empty list of calls'],
       [{ kind: "calls", calls: {} }, 'it is neither "final" nor a non-empty list of calls'],
       [{ kind: "calls", calls: [] }, 'it is neither "final" nor a non-empty list of calls'],

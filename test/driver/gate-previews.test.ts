@@ -91,6 +91,15 @@ describe("a policy identity", () => {
     const reopened = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.reopened");
     expect(reopened).toEqual([{ type: "call.reopened", step: 1, callId: "s1c1", reason: 'the policy changed from "(none)" to "v2" since this call was asked' }]);
   });
+
+  it("and names a driver without one as (none) too", async () => {
+    const write = tool("write", {});
+    const h = harness([calls(call("write", { text: "x" })), final("ok")], { tools: [write] });
+    const waiting = await h.driver({ policyVersion: "v1" }).start("t");
+    await h.driver({ policyVersion: undefined }).resume(waiting.runId);
+    const reopened = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.reopened");
+    expect(reopened).toEqual([{ type: "call.reopened", step: 1, callId: "s1c1", reason: 'the policy changed from "v1" to "(none)" since this call was asked' }]);
+  });
 });
 
 describe("what a call touches", () => {
