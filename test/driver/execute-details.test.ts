@@ -70,6 +70,26 @@ describe("the approver's answer", () => {
   });
 });
 
+describe("each call's own answer", () => {
+  it("two calls asking in one step, and one in the next, each get the answer given to them", async () => {
+    const seen: Record<string, unknown> = {};
+    const ask = tool("ask", (a, ctx) => (seen[a.text] = ctx.answer?.text ?? null), { permission: "ask", wantsAnswer: true });
+    const h = harness([calls(call("ask", { text: "q1" }), call("ask", { text: "q2" })), calls(call("ask", { text: "q3" })), final("ok")], { tools: [ask] });
+    const driver = h.driver();
+    const answers: Record<string, string> = { q1: "blue", q2: "red", q3: "green" };
+    let state = await driver.start("t");
+    while (state.status === "waiting") {
+      for (const a of state.approvals) {
+        const q = ((a.request as { args: { text: string } }).args).text;
+        await driver.approve(state.runId, a.approvalId, { requestHash: a.requestHash, by: "ana", answer: answers[q]! });
+      }
+      state = await driver.resume(state.runId);
+    }
+    expect(state.status).toBe("completed");
+    expect(seen).toEqual({ q1: "blue", q2: "red", q3: "green" });
+  });
+});
+
 describe("a permission refused inside a tool", () => {
   it("is observed as a policy denial naming what was refused, not as the tool's failure", async () => {
     const probe = tool("probe", () => {

@@ -42,6 +42,16 @@ describe("a store that stops taking writes mid-run", () => {
     });
   }
 
+  it("a failure in the middle of the drive (the outcome of a write) stops it the same way", async () => {
+    const inner = memoryStore();
+    const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
+    const outcome = await h.driver({ store: failingFrom(inner, 2, "STORE_QUOTA_EXCEEDED") }).start("t");
+    expect(outcome).toMatchObject({ stopped: "store_error", status: "running", error: { code: "STORE_QUOTA_EXCEEDED" } });
+    expect((await inner.read(outcome.runId)).map((e) => e.type).at(-1)).toBe("call.started");
+    expect(outcome.seq).toBe((await inner.read(outcome.runId)).length);
+    expect(await inner.lease(outcome.runId)).toBeNull();
+  });
+
   it("any other store error is thrown to the caller, not reported as a stop", async () => {
     const h = harness([calls(call("read_file", { path: "notes.md" })), final("ok")]);
     await expect(h.driver({ store: failingFrom(memoryStore(), 2, "STORE_INVALID_APPEND") }).start("t")).rejects.toSatisfy((e: unknown) => e instanceof StoreError && e.code === "STORE_INVALID_APPEND");
