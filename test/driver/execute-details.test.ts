@@ -80,7 +80,7 @@ describe("each call's own answer", () => {
     let state = await driver.start("t");
     while (state.status === "waiting") {
       for (const a of state.approvals) {
-        const q = ((a.request as { args: { text: string } }).args).text;
+        const q = (a.request as unknown as { args: { text: string } }).args.text;
         await driver.approve(state.runId, a.approvalId, { requestHash: a.requestHash, by: "ana", answer: answers[q]! });
       }
       state = await driver.resume(state.runId);
@@ -157,7 +157,8 @@ describe("reading artifacts", () => {
 
 describe("the driver's signal, after the calls", () => {
   it("keeps no listener of any call: a long-lived signal does not gain one per call", async () => {
-    const { getEventListeners } = await import("node:events");
+    // Node's own count of a signal's listeners (the types in use here do not declare it).
+    const { getEventListeners } = (await import("node:events")) as unknown as { getEventListeners(target: EventTarget, type: string): unknown[] };
     const controller = new AbortController();
     const probe = tool("probe", () => "ok");
     const h = harness([calls(call("probe", { text: "a" }), call("probe", { text: "b" }, "c2")), calls(call("probe", { text: "c" })), final("ok")], { tools: [probe] });
