@@ -226,9 +226,10 @@ export class Session {
           if (this.stoppedByStore(e)) stopped = "store_error";
           else if (!(e instanceof LeaseLost)) throw e;
         }
-        if (this.failed === undefined && !this.lost) await this.ctx.store.releaseLease(this.lease);
       }
+      // A failing store may refuse the release too; a lease lost or crashed is not ours to release.
       if (this.failed !== undefined) await this.ctx.store.releaseLease(this.lease).catch(() => {});
+      else if (!this.crashed && !this.lost) await this.ctx.store.releaseLease(this.lease);
     }
     // A drive the store stopped reports the run as the store holds it (what
     // was applied in memory but never written is not reported), or, when the

@@ -4,6 +4,7 @@ import {
   manualClock,
   memoryStore,
   scriptedAgent,
+  StoreError,
   sequentialIds,
   strictObject,
   string,
@@ -14,6 +15,7 @@ import {
   type ManualClock,
   type ScriptStep,
   type Store,
+  type StoreErrorCode,
   type Tool,
 } from "../../src/index.js";
 
@@ -28,6 +30,27 @@ export function recordingStore(inner: Store): Store & { batches: JournalEvent["t
       return head;
     },
   }) as Store & { batches: JournalEvent["type"][][] };
+}
+
+/**
+ * A memory store whose appends from the `from`-th on are refused with a
+ * StoreError of `code` (message "the store refused append <n> (<code>)"); it counts
+ * appends and lease releases.
+ */
+export function refusingStore(from: number, code: StoreErrorCode): { store: Store; inner: Store; counts: { appends: number; releases: number } } {
+  const inner = memoryStore();
+  const counts = { appends: 0, releases: 0 };
+  const store = Object.assign(Object.create(null) as object, inner, {
+    async append(...args: Parameters<Store["append"]>) {
+      if (++counts.appends >= from) throw new StoreError(code, `the store refused append ${counts.appends} (${code})`, code === "JOURNAL_CONFLICT" ? { actualSeq: args[2].expectedSeq } : {});
+      return inner.append(...args);
+    },
+    async releaseLease(...args: Parameters<Store["releaseLease"]>) {
+      counts.releases++;
+      return inner.releaseLease(...args);
+    },
+  }) as Store;
+  return { store, inner, counts };
 }
 
 /** A little outside world the demo tools act on. */
