@@ -257,7 +257,7 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     check((await s.store.listRuns({ limit: 1 })).length === 1, "limit");
   },
   "listRuns pages after a given run (updatedAt, then run id), and lists each run's title": async (s) => {
-    // A moment only this case's runs share, so that its three runs tie on it.
+    // A moment only this case's runs share, so that four of its runs tie on it.
     const moment = 7_000_000_000 + counter;
     // Ids given out first, then the runs created in an order that is not
     // theirs (a store that kept insertion order would show it); the newest

@@ -6,25 +6,8 @@
  * more appended and no release of a lease it no longer holds.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, final, isIsoagentError, memoryStore, StoreError, type Store } from "../../src/index.js";
-import { harness } from "./helpers.js";
-
-/** A memory store whose appends from the `from`-th on are refused with `code`; it counts appends and releases. */
-function refusing(from: number, code: "JOURNAL_CONFLICT" | "LEASE_NOT_HELD") {
-  const inner = memoryStore();
-  const counts = { appends: 0, releases: 0 };
-  const store = Object.assign(Object.create(null) as object, inner, {
-    async append(...args: Parameters<Store["append"]>) {
-      if (++counts.appends >= from) throw new StoreError(code, `refused append ${counts.appends}`, code === "JOURNAL_CONFLICT" ? { actualSeq: args[2].expectedSeq } : {});
-      return inner.append(...args);
-    },
-    async releaseLease(...args: Parameters<Store["releaseLease"]>) {
-      counts.releases++;
-      return inner.releaseLease(...args);
-    },
-  }) as Store;
-  return { store, inner, counts };
-}
+import { call, calls, final, isIsoagentError } from "../../src/index.js";
+import { harness, refusingStore as refusing } from "./helpers.js";
 
 describe("an append refused", () => {
   it("by a journal that keeps moving: reloaded and retried, 9 appends in all, then the conflict is thrown", async () => {

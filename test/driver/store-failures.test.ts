@@ -8,26 +8,15 @@
  * mutation tests, issue 21.)
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, final, memoryStore, StoreError, STORE_FAILURE_CODES, verifyChain, type Store } from "../../src/index.js";
-import { harness } from "./helpers.js";
-
-/** A memory store whose appends fail with `code` from the `from`-th one on. */
-function failingFrom(inner: Store, from: number, code: string): Store {
-  let appends = 0;
-  return Object.assign(Object.create(null) as object, inner, {
-    async append(...args: Parameters<Store["append"]>) {
-      if (++appends >= from) throw new StoreError(code as never, `the store refused append ${appends} (${code})`);
-      return inner.append(...args);
-    },
-  }) as Store;
-}
+import { call, calls, final, StoreError, STORE_FAILURE_CODES, verifyChain } from "../../src/index.js";
+import { harness, refusingStore } from "./helpers.js";
 
 describe("a store that stops taking writes mid-run", () => {
   for (const code of STORE_FAILURE_CODES) {
     it(`${code}: stops with store_error naming it, releases the lease, and leaves a valid chain`, async () => {
-      const inner = memoryStore();
+      const { store, inner } = refusingStore(3, code);
       const h = harness([calls(call("read_file", { path: "notes.md" })), calls(call("read_file", { path: "notes.md" })), final("ok")]);
-      const outcome = await h.driver({ store: failingFrom(inner, 3, code) }).start("t");
+      const outcome = await h.driver({ store }).start("t");
       expect(outcome.stopped).toBe("store_error");
       expect(outcome.error).toEqual({ code, message: `the store refused append 3 (${code})` });
       const events = await inner.read(outcome.runId);
@@ -43,9 +32,9 @@ describe("a store that stops taking writes mid-run", () => {
   }
 
   it("a failure in the middle of the drive (the outcome of a write) stops it the same way", async () => {
-    const inner = memoryStore();
+    const { store, inner } = refusingStore(2, "STORE_QUOTA_EXCEEDED");
     const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
-    const outcome = await h.driver({ store: failingFrom(inner, 2, "STORE_QUOTA_EXCEEDED") }).start("t");
+    const outcome = await h.driver({ store }).start("t");
     expect(outcome).toMatchObject({ stopped: "store_error", status: "running", error: { code: "STORE_QUOTA_EXCEEDED" } });
     expect((await inner.read(outcome.runId)).map((e) => e.type).at(-1)).toBe("call.started");
     expect(outcome.seq).toBe((await inner.read(outcome.runId)).length);
@@ -54,6 +43,6 @@ describe("a store that stops taking writes mid-run", () => {
 
   it("any other store error is thrown to the caller, not reported as a stop", async () => {
     const h = harness([calls(call("read_file", { path: "notes.md" })), final("ok")]);
-    await expect(h.driver({ store: failingFrom(memoryStore(), 2, "STORE_INVALID_APPEND") }).start("t")).rejects.toSatisfy((e: unknown) => e instanceof StoreError && e.code === "STORE_INVALID_APPEND");
+    await expect(h.driver({ store: refusingStore(2, "STORE_INVALID_APPEND").store }).start("t")).rejects.toSatisfy((e: unknown) => e instanceof StoreError && e.code === "STORE_INVALID_APPEND");
   });
 });
