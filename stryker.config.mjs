@@ -29,6 +29,10 @@ export default {
   // Ignored, and the summary lists them. A mutant also reached inside tests
   // is run against those tests.
   ignoreStatic: true,
+  // Vitest strips types without checking them, so the sandbox's sources need
+  // no "// @ts-nocheck" header; left on, it would change the generated
+  // sources a test compares with their generator (src/schema/structural-data.ts).
+  disableTypeChecks: false,
   incremental: true,
   incrementalFile: `reports/mutation/${name}.incremental.json`,
   // Two shared cores: one or two test runners, never more.
