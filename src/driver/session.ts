@@ -227,14 +227,17 @@ export class Session {
           else if (!(e instanceof LeaseLost)) throw e;
         }
       }
+      // A lease lost anywhere (the loop, its last flush, a renewal) is the stop.
+      if (this.lost && !this.crashed) stopped = "lease_lost";
       // A failing store may refuse the release too; a lease lost or crashed is not ours to release.
       if (this.failed !== undefined) await this.ctx.store.releaseLease(this.lease).catch(() => {});
       else if (!this.crashed && !this.lost) await this.ctx.store.releaseLease(this.lease);
     }
-    // A drive the store stopped reports the run as the store holds it (what
-    // was applied in memory but never written is not reported), or, when the
-    // store cannot even be read, as far as it was committed.
-    if (this.failed !== undefined) return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stopped, this.failed);
+    // A drive the store stopped, or that lost its lease, reports the run as
+    // the store holds it, as a busy one does (what was applied in memory but
+    // never written is not reported), or, when the store cannot even be
+    // read, as far as it was committed.
+    if (this.failed !== undefined || stopped === "lease_lost") return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stopped, this.failed);
     // After the last flush: what it appended, or dropped when an operator's
     // answer made it moot, is what the outcome reports.
     return this.outcome(stopped);
