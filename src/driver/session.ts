@@ -233,11 +233,11 @@ export class Session {
       if (this.failed !== undefined) await this.ctx.store.releaseLease(this.lease).catch(() => {});
       else if (!this.crashed && !this.lost) await this.ctx.store.releaseLease(this.lease);
     }
-    // A drive the store stopped, or that lost its lease, reports the run as
-    // the store holds it, as a busy one does (what was applied in memory but
+    // A drive the store stopped, that lost its lease or crashed, reports the
+    // run as the store holds it, as a busy one does (what was applied in memory but
     // never written is not reported), or, when the store cannot even be
     // read, as far as it was committed.
-    if (this.failed !== undefined || stopped === "lease_lost") return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stopped, this.failed);
+    if (this.failed !== undefined || stopped === "lease_lost" || stopped === "crashed") return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stopped, this.failed);
     // After the last flush: what it appended, or dropped when an operator's
     // answer made it moot, is what the outcome reports.
     return this.outcome(stopped);

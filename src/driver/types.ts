@@ -87,9 +87,9 @@ export interface DriverOptions {
 
 /**
  * How a drive ended. `stopped` says why a run that is not ended and not
- * waiting stopped being driven. A drive stopped as `busy`, `lease_lost` or
- * `store_error` reports the run as the store holds it, never what it applied
- * in memory and could not write.
+ * waiting stopped being driven. A drive stopped as `busy`, `lease_lost`,
+ * `store_error` or `crashed` (the testkit's) reports the run as the store
+ * holds it, never what it applied in memory and could not write.
  */
 export interface RunOutcome {
   readonly runId: RunId;

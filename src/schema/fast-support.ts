@@ -10,15 +10,10 @@ import type { Lookup } from "./resolve.js";
 import type { FullSupportNeed } from "./support.js";
 import { isObject, type SchemaObject } from "./walk.js";
 
-/** Keywords the fast evaluator implements, or ignores as annotations. */
-const KNOWN = new Set([
-  "$ref", "type", "enum", "const", "not", "anyOf", "allOf", "oneOf", "if", "then", "else",
-  "required", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas",
-  "properties", "patternProperties", "additionalProperties",
-  "maxItems", "minItems", "prefixItems", "items", "contains", "minContains", "maxContains", "uniqueItems",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-  "minLength", "maxLength", "pattern", "format",
-]);
+/** The keywords that hold a schema, a list of schemas, or a map of them; every other keyword holds data (const, enum, required, dependentRequired…), never walked. */
+const ONE_SCHEMA = new Set(["not", "if", "then", "else", "propertyNames", "additionalProperties", "items", "contains"]);
+const SCHEMA_LIST = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
+const SCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas"]);
 /** Keywords only the other evaluator has. */
 const UNSUPPORTED = new Set(["unevaluatedProperties", "unevaluatedItems", "$recursiveRef", "dependencies", "additionalItems", "$dynamicRef"]);
 
@@ -43,17 +38,11 @@ export function fastUnsupported(root: JsonValue, lookup: Lookup, draft: SchemaDr
     for (const k of Object.keys(s)) {
       if (UNSUPPORTED.has(k)) return need(s, k);
       if (k === "items" && Array.isArray(s[k])) return need(s, k, " as an array");
-      if (!KNOWN.has(k)) continue;
       const value = s[k];
-      if (k === "$ref") {
-        stack.push(lookup[(s as Schema).__absolute_ref__ ?? ""]);
-        continue;
-      }
-      if (Array.isArray(value)) stack.push(...value);
-      else if (isObject(value)) {
-        if (k === "properties" || k === "patternProperties" || k === "dependentSchemas") stack.push(...Object.values(value));
-        else stack.push(value);
-      }
+      if (k === "$ref") stack.push(lookup[(s as Schema).__absolute_ref__ ?? ""]);
+      else if (ONE_SCHEMA.has(k)) stack.push(value);
+      else if (SCHEMA_LIST.has(k) && Array.isArray(value)) stack.push(...value);
+      else if (SCHEMA_MAP.has(k) && isObject(value)) stack.push(...Object.values(value));
     }
     if (draft === "draft-04" && typeof s["exclusiveMinimum"] === "number") return need(s, "exclusiveMinimum", " as a number");
     if (draft === "draft-04" && typeof s["exclusiveMaximum"] === "number") return need(s, "exclusiveMaximum", " as a number");

@@ -8,7 +8,7 @@
  * busy one does.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, final, manualClock, memoryStore, type Store } from "../../src/index.js";
+import { call, calls, Crash, final, manualClock, memoryStore, type Faults, type Store } from "../../src/index.js";
 import { harness, refusingStore } from "./helpers.js";
 
 const TTL = 30_000;
@@ -60,5 +60,21 @@ describe("a drive that loses its lease", () => {
     const stored = await inner.read(outcome.runId);
     expect(stored.map((e) => e.type).at(-1)).toBe("call.started");
     expect(outcome).toEqual({ runId: outcome.runId, status: "running", seq: stored.length, approvals: [], stopped: "lease_lost" });
+  });
+});
+
+describe("a drive that crashes (the testkit's crash)", () => {
+  it("reports the run as the store holds it: a start pushed but never appended is not reported", async () => {
+    const faults: Faults = {
+      at: (point) => {
+        if (point === "before_start_append") throw new Crash();
+      },
+    };
+    const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
+    const store = memoryStore();
+    const outcome = await h.driver({ store, faults }).start("t");
+    const stored = await store.read(outcome.runId);
+    expect(stored.map((e) => e.type)).toEqual(["run.created"]);
+    expect(outcome).toEqual({ runId: outcome.runId, status: "running", seq: 1, approvals: [], stopped: "crashed" });
   });
 });
