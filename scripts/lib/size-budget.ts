@@ -23,10 +23,13 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * that leave the transcript out without a context budget, rebuilt when the
  * agent is asked: +0.3 KB); a drive stopped by a failing store at its last
  * flush stops with store_error and reports the run as the store holds it,
- * instead of throwing out of start(): +0.04 KB, driver to 41,100).
+ * instead of throwing out of start(): +0.04 KB, driver to 41,100); a lease
+ * lost at the last flush is a lease_lost stop reporting the stored run, and
+ * fastUnsupported walks only the keywords that hold schemas (two bugs found
+ * through surviving mutants): +1 byte over index's 46,400, index to 46,500.
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 46_400,
+  index: 46_500,
   driver: 41_100,
   // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
   mcp: 39_700,
