@@ -26,15 +26,17 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * instead of throwing out of start(): +0.04 KB, driver to 41,100); a lease
  * lost at the last flush is a lease_lost stop reporting the stored run, and
  * fastUnsupported walks only the keywords that hold schemas (two bugs found
- * through surviving mutants): +1 byte over index's 46,400, index to 46,500.
+ * through surviving mutants), and a $ref must land at a schema position,
+ * never in data (a third): +0.15 KB, index to 46,600, driver to 41,200,
+ * isoagent/mcp to 39,900 and isoagent/move to 33,600.
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 46_500,
-  driver: 41_100,
+  index: 46_600,
+  driver: 41_200,
   // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
-  mcp: 39_700,
+  mcp: 39_900,
   otel: 3_900,
-  move: 33_500,
+  move: 33_600,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */

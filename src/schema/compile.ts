@@ -58,7 +58,10 @@ export interface CompiledSchema {
   readonly evaluator: "fast" | "reference";
   /**
    * Validates a JSON value (as `JSON.parse` or `parseJson` returns it).
-   * Never throws for a JSON value; safe to call concurrently.
+   * Never throws for a JSON value no deeper than the JSON boundary takes
+   * (`parseJson`, tool arguments: MAX_JSON_DEPTH levels); a value built in
+   * code and nested deeper than the call stack allows may throw a
+   * RangeError. Safe to call concurrently.
    */
   validate(instance: JsonValue): ValidationResult;
 }

@@ -14,7 +14,7 @@ import type { Schema } from "@cfworker/json-schema";
 import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
 import { at, SchemaError } from "./errors.js";
-import { forEachSchemaObject, isObject, type SchemaObject } from "./walk.js";
+import { forEachSchemaObject, isObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaObject } from "./walk.js";
 
 /** Schema lookup by absolute URI, as the evaluators use it. */
 export type Lookup = Record<string, Schema | boolean>;
@@ -172,20 +172,41 @@ export function resolveTarget(index: DocumentIndex, abs: string, found: { ref: s
   if (docRoot === undefined) return undefined;
   const tokens = hash === -1 ? [] : pointerTokens(abs.slice(hash + 1));
   let node: unknown = docRoot;
+  const path: unknown[] = [];
   if (tokens !== undefined) {
     for (const token of tokens) {
       if (typeof node !== "object" || node === null) {
         node = undefined;
         break;
       }
+      path.push(node);
       node = Object.prototype.hasOwnProperty.call(node, token) ? (node as Record<string, unknown>)[token] : undefined;
     }
   }
-  if (tokens === undefined || (typeof node !== "boolean" && !isObject(node as JsonValue))) {
+  // In this document, a pointer must land at a schema position: data (a
+  // const or enum value, a default, an unknown keyword) is never a schema
+  // the compiler checked.
+  const own = index.resources.has(doc);
+  if (tokens === undefined || (typeof node !== "boolean" && !isObject(node as JsonValue)) || (own && !atSchemaPosition(index, node, path, tokens!))) {
     return invalid(`${found.pointer}/${found.keyword}`, `${found.keyword} ${JSON.stringify(found.ref)} at ${at(found.pointer)} does not resolve to a schema in the document`);
   }
   lookup[abs] = node as Schema | boolean;
   return node as Schema | boolean;
+}
+
+/**
+ * Whether `node`, reached from a resource of this document by `tokens`
+ * through `path`, is a schema at a schema position: an object the index
+ * walked, or a boolean held by a schema keyword of one.
+ */
+function atSchemaPosition(index: DocumentIndex, node: unknown, path: readonly unknown[], tokens: readonly string[]): boolean {
+  if (isObject(node as JsonValue)) return index.pointerOf.has(node as SchemaObject);
+  const n = path.length;
+  const parent = path[n - 1];
+  if (n >= 1 && index.pointerOf.has(parent as SchemaObject) && SCHEMA_KEYWORDS.has(tokens[n - 1]!)) return true;
+  const holder = path[n - 2];
+  const keyword = tokens[n - 2]!;
+  return n >= 2 && index.pointerOf.has(holder as SchemaObject) && (Array.isArray(parent) ? SCHEMA_ARRAY_KEYWORDS.has(keyword) : SCHEMA_MAP_KEYWORDS.has(keyword));
 }
 
 /** {@link resolveTarget}'s type, for full support (which takes it from the core rather than share the module). */
