@@ -79,6 +79,12 @@ interface Equivalent {
   mutator: string;
   replacement: string;
   reason: string;
+  /**
+   * Not equivalent: a test outside the mutation run kills it (one that needs
+   * a module graph of its own, which the run's shared graph cannot give).
+   * Listed, but still counted as a survivor in both scores.
+   */
+  killedBy?: string;
 }
 
 const equivalents = JSON.parse(readFileSync(EQUIVALENT, "utf8")) as Equivalent[];
@@ -87,8 +93,8 @@ const isEquivalent = (file: string, m: Mutant): Equivalent | undefined =>
 const used = new Set<Equivalent>();
 
 const STATUSES = ["Killed", "Timeout", "Survived", "NoCoverage", "Ignored", "RuntimeError", "CompileError"] as const;
-type Counts = Record<(typeof STATUSES)[number], number> & { equivalent: number };
-const zero = (): Counts => ({ Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, RuntimeError: 0, CompileError: 0, equivalent: 0 });
+type Counts = Record<(typeof STATUSES)[number], number> & { equivalent: number; outside: number; unexplained: number };
+const zero = (): Counts => ({ Killed: 0, Timeout: 0, Survived: 0, NoCoverage: 0, Ignored: 0, RuntimeError: 0, CompileError: 0, equivalent: 0, outside: 0, unexplained: 0 });
 const score = (c: Counts): string => {
   const detectable = c.Killed + c.Timeout + c.Survived + c.NoCoverage;
   return detectable === 0 ? "–" : `${((100 * (c.Killed + c.Timeout)) / detectable).toFixed(1)}%`;
@@ -123,11 +129,17 @@ for (const area of Object.keys(AREAS) as Area[]) {
       const shown = `\`${where}\` ${m.mutatorName}: ${JSON.stringify(m.replacement ?? "")} in \`${original.length > 100 ? `${original.slice(0, 100)}…` : original}\``;
       if (m.status === "Survived" || m.status === "NoCoverage") {
         const eq = isEquivalent(path, m);
-        if (eq !== undefined) {
-          used.add(eq);
+        if (eq !== undefined) used.add(eq);
+        if (eq?.killedBy !== undefined) {
+          c.outside++;
+          survivors.push(`- ${shown} (${m.status}) — killed outside the mutation run by ${eq.killedBy}: ${eq.reason}`);
+        } else if (eq !== undefined) {
           c.equivalent++;
           survivors.push(`- ${shown} (${m.status}) — equivalent: ${eq.reason}`);
-        } else survivors.push(`- ${shown} (${m.status}) — **unexplained**`);
+        } else {
+          c.unexplained++;
+          survivors.push(`- ${shown} (${m.status}) — **unexplained**`);
+        }
       }
       if (m.status === "Ignored") ignored.push(`- ${shown}`);
     }
@@ -146,6 +158,8 @@ lines.push(
   "",
   `**Scope: ${score(total)}** (${scoreWithoutEquivalents(total)} without the ${total.equivalent} equivalent mutants). ` +
     `${total.Killed} killed, ${total.Timeout} timed out, ${total.Survived} survived, ${total.NoCoverage} without coverage, ${total.Ignored} ignored (static), ${total.RuntimeError + total.CompileError} errors.`,
+  "",
+  `Survivors: ${total.equivalent} equivalent, ${total.outside} killed only outside the mutation run (counted as survivors), **${total.unexplained} unexplained**.`,
   "",
   `Reports measured: ${measured.join(", ") || "–"}. A report's line numbers are those of the sources it was measured on.`,
   "",

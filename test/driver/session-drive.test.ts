@@ -154,8 +154,9 @@ function losingRenewals(inner: Store): { store: Store; refused: Promise<void> } 
 }
 
 describe("a lease lost through renewal", () => {
-  // mutation: session.ts recoverCall, checkLease: () => { if (this.lost) throw new LeaseLost(); } -> () => {} /
-  // "if (false)" / the throw removed
+  // (Written against session.ts recoverCall's checkLease mutants; since a lease_lost outcome is
+  // read from the store, the journal and the outcome no longer tell them apart: the test that
+  // does is in lease-lost-outcome.test.ts, by the tool's code run after the hook answered.)
   it("while the reconcile hook decides: the drive stops as lease_lost and journals nothing of the hook's answer", async () => {
     const clock = manualClock();
     const inner = memoryStore({ clock });
