@@ -217,6 +217,17 @@ describe("the scanner's other edges", () => {
     }
   });
 
+  // mutation: scan.ts fastCheckParsed, `} else if (c === 0x7d || c === 0x5d) { depth--; }` -> never
+  // (or for one kind of bracket only): the fast check then counts every bracket ever opened as
+  // depth, gives up on a wide shallow text, and the strict scanner, finding nothing wrong, throws.
+  it("depth is how deep brackets nest, not how many open: 400 siblings of each kind, one level down, are taken", () => {
+    for (const [empty, value] of [["[]", []], ["{}", {}], ['{"a":[]}', { a: [] }]] as const) {
+      const text = `[${Array(400).fill(empty).join(",")}]`;
+      expect(tryParseJson(text), empty).toEqual({ ok: true, value: Array(400).fill(value) });
+    }
+    expect(tryParseJson(`{${Array.from({ length: 400 }, (_, k) => `"k${k}":{}`).join(",")}}`).ok).toBe(true);
+  });
+
   it("a number that starts with 0 is judged whole for overflow: 0.1e309 is finite, 0.1e400 is not", () => {
     expect(tryParseJson("0.1e309")).toEqual({ ok: true, value: 1e308 });
     expect(tryParseJson("[0.1e309]")).toEqual({ ok: true, value: [1e308] });
