@@ -8,12 +8,19 @@ import type { JsonValue } from "../json/index.js";
 import type { SchemaDraft } from "./drafts.js";
 import type { Lookup } from "./resolve.js";
 import type { FullSupportNeed } from "./support.js";
-import { isObject, type SchemaObject } from "./walk.js";
+import { isObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaObject } from "./walk.js";
 
-/** The keywords that hold a schema, a list of schemas, or a map of them; every other keyword holds data (const, enum, required, dependentRequired…), never walked. */
-const ONE_SCHEMA = new Set(["not", "if", "then", "else", "propertyNames", "additionalProperties", "items", "contains"]);
-const SCHEMA_LIST = new Set(["anyOf", "allOf", "oneOf", "prefixItems"]);
-const SCHEMA_MAP = new Set(["properties", "patternProperties", "dependentSchemas"]);
+/**
+ * The subschemas the fast evaluator evaluates: every schema position
+ * (walk.ts) but definitions (reached through a $ref only) and
+ * contentSchema (an annotation). Every other keyword holds data (const,
+ * enum, required, dependentRequired…), never walked.
+ */
+const NOT_EVALUATED = new Set(["$defs", "definitions", "contentSchema"]);
+const evaluated = (keywords: ReadonlySet<string>): ReadonlySet<string> => new Set([...keywords].filter((k) => !NOT_EVALUATED.has(k)));
+const ONE_SCHEMA = evaluated(SCHEMA_KEYWORDS);
+const SCHEMA_LIST = evaluated(SCHEMA_ARRAY_KEYWORDS);
+const SCHEMA_MAP = evaluated(SCHEMA_MAP_KEYWORDS);
 /** Keywords only the other evaluator has. */
 const UNSUPPORTED = new Set(["unevaluatedProperties", "unevaluatedItems", "$recursiveRef", "dependencies", "additionalItems", "$dynamicRef"]);
 
