@@ -5,22 +5,11 @@
  * "finding 2: malformed policy answers fail closed > a throw".)
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, Crash, defineTool, final, rulesPolicy, strictObject, string, type FaultPoint, type Faults, type Store, type Tool } from "../../src/index.js";
-import { eventsOf, harness } from "./helpers.js";
+import { call, calls, defineTool, final, rulesPolicy, strictObject, string, type Store, type Tool } from "../../src/index.js";
+import { crashAt, eventsOf, harness } from "./helpers.js";
 
 const LEASE = 30_000;
 
-function crashAt(point: FaultPoint, tool: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === tool) {
-        done = true;
-        throw new Crash();
-      }
-    },
-  };
-}
 
 /** A write tool whose resources() throws while `broken.now` is set (a TypeError, not a ToolError: a bug in the tool). */
 function fragileWrite(executions: string[], broken: { now: boolean }): Tool<never, unknown> {

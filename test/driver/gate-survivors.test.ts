@@ -8,8 +8,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { toDecision } from "../../src/driver/gate.js";
-import { call, calls, Crash, defineTool, final, strictObject, string, type Agent, type FaultPoint, type Faults, type Tool, type ToolContext } from "../../src/index.js";
-import { eventsOf, harness } from "./helpers.js";
+import { call, calls, Crash, defineTool, final, strictObject, string, type Agent, type Tool, type ToolContext } from "../../src/index.js";
+import { crashAt, eventsOf, harness } from "./helpers.js";
 
 const input = strictObject({ text: string("Text") });
 function tool(name: string, extra: Record<string, unknown>, body: (args: { text: string }, ctx: ToolContext) => unknown = () => "ok"): Tool<never, unknown> {
@@ -18,17 +18,6 @@ function tool(name: string, extra: Record<string, unknown>, body: (args: { text:
 const types = (events: Record<string, unknown>[]): unknown[] => events.map((e) => e["type"]);
 const LEASE = 30_000;
 
-function crashAt(point: FaultPoint, name: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === name) {
-        done = true;
-        throw new Crash();
-      }
-    },
-  };
-}
 
 afterEach(() => {
   vi.useRealTimers();

@@ -17,7 +17,23 @@ import {
   type Store,
   type StoreErrorCode,
   type Tool,
+  Crash,
+  type FaultPoint,
+  type Faults,
 } from "../../src/index.js";
+
+/** Crashes the driver the first time it reaches `point` for `tool` (the testkit's Crash: the process dies there). */
+export function crashAt(point: FaultPoint, tool: string): Faults {
+  let done = false;
+  return {
+    at: (p, where) => {
+      if (!done && p === point && where.tool === tool) {
+        done = true;
+        throw new Crash();
+      }
+    },
+  };
+}
 
 /** A store that records every append batch, to check what was written together. */
 export function recordingStore(inner: Store): Store & { batches: JournalEvent["type"][][] } {
@@ -33,16 +49,22 @@ export function recordingStore(inner: Store): Store & { batches: JournalEvent["t
 }
 
 /**
- * A memory store whose appends from the `from`-th on are refused with a
- * StoreError of `code` (message "the store refused append <n> (<code>)"); it counts
+ * A memory store (or `options.inner`) whose appends from the `from`-th on
+ * (with `options.only`, the `from`-th alone) are refused with a StoreError
+ * of `code` (message "the store refused append <n> (<code>)"); it counts
  * appends and lease releases.
  */
-export function refusingStore(from: number, code: StoreErrorCode): { store: Store; inner: Store; counts: { appends: number; releases: number } } {
-  const inner = memoryStore();
+export function refusingStore(
+  from: number,
+  code: StoreErrorCode,
+  options: { only?: boolean; inner?: Store } = {},
+): { store: Store; inner: Store; counts: { appends: number; releases: number } } {
+  const inner = options.inner ?? memoryStore();
   const counts = { appends: 0, releases: 0 };
   const store = Object.assign(Object.create(null) as object, inner, {
     async append(...args: Parameters<Store["append"]>) {
-      if (++counts.appends >= from) throw new StoreError(code, `the store refused append ${counts.appends} (${code})`, code === "JOURNAL_CONFLICT" ? { actualSeq: args[2].expectedSeq } : {});
+      const n = ++counts.appends;
+      if (options.only === true ? n === from : n >= from) throw new StoreError(code, `the store refused append ${n} (${code})`, code === "JOURNAL_CONFLICT" ? { actualSeq: args[2].expectedSeq } : {});
       return inner.append(...args);
     },
     async releaseLease(...args: Parameters<Store["releaseLease"]>) {

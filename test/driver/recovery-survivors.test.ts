@@ -6,23 +6,12 @@
  * reconcile hook runs, and a record_result without content.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { call, calls, Crash, final, seal, type FaultPoint, type Faults, type ReconcileHook, type Reconciliation, type Store, type UnsealedEvent } from "../../src/index.js";
-import { eventsOf, harness } from "./helpers.js";
+import { call, calls, Crash, final, seal, type ReconcileHook, type Reconciliation, type Store, type Tool, type UnsealedEvent } from "../../src/index.js";
+import { crashAt, eventsOf, harness, worldTools } from "./helpers.js";
 
 const LEASE = 30_000;
 const types = (events: Record<string, unknown>[]): unknown[] => events.map((e) => e["type"]);
 
-function crashAt(point: FaultPoint, tool: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === tool) {
-        done = true;
-        throw new Crash();
-      }
-    },
-  };
-}
 
 /**
  * A store that writes every batch with `rewrite` applied to each event and
@@ -89,17 +78,25 @@ describe("while the reconcile hook runs", () => {
     expect((await eventsOf(h.store, "run_1")).length).toBe(seen);
   });
 
-  // mutation: recovery.ts recover, `host.checkLease();` removed
-  it("a lease lost meanwhile stops the drive as lease_lost: the hook's answer is not acted on", async () => {
+  // mutation: recovery.ts recover, `host.checkLease();` removed; session.ts recoverCall's
+  // checkLease: its body emptied, its `if (this.lost)` -> `if (false)`, its throw removed.
+  // (The journal and the outcome cannot tell them apart: nothing is written under a lost
+  // lease, and a lease_lost outcome is read from the store. What tells is the tool's own
+  // code, run for nothing: its resources worked out for an approval never written.)
+  it("a lease lost meanwhile stops the drive as lease_lost: the hook's answer is not acted on, and none of the tool's code runs after it", async () => {
     vi.useFakeTimers();
     const h = await crashedWith((e) => e);
+    const { readFile, writeFile } = worldTools(h.world);
+    let resources = 0;
+    const counted = { ...writeFile, resources: (a: { path: string; content: string }) => (resources++, writeFile.resources!(a)) };
     let called!: () => void;
     const hookCalled = new Promise<void>((r) => (called = r));
     let answer!: (r: Reconciliation) => void;
     const reconcile: ReconcileHook = () => (called(), new Promise<Reconciliation>((r) => (answer = r)));
     const seen = (await eventsOf(h.store, "run_1")).length;
-    const resumed = h.driver({ owner: "driver-2", reconcile }).resume("run_1" as never);
+    const resumed = h.driver({ owner: "driver-2", reconcile, tools: [readFile, counted] as Tool<never, unknown>[] }).resume("run_1" as never);
     await hookCalled;
+    const before = resources;
     // The lease runs out and another driver takes it; the next renewal finds it gone.
     h.clock.advance(LEASE + 1);
     expect(await h.store.acquireLease("run_1" as never, "driver-3", LEASE)).not.toBeNull();
@@ -107,7 +104,7 @@ describe("while the reconcile hook runs", () => {
     answer({ action: "ask_operator" });
     const out = await resumed;
     expect(out).toMatchObject({ status: "running", stopped: "lease_lost", approvals: [] });
-    expect((await eventsOf(h.store, "run_1")).length).toBe(seen);
+    expect((await eventsOf(h.store, "run_1")).length).toBe(seen);    expect(resources - before).toBe(0);
   });
 });
 

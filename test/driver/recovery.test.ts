@@ -3,7 +3,6 @@ import {
   AgentError,
   call,
   calls,
-  Crash,
   createDriver,
   defineTool,
   final,
@@ -11,25 +10,11 @@ import {
   scriptedAgent,
   strictObject,
   string,
-  type FaultPoint,
-  type Faults,
   type ReconcileHook,
   type Tool,
 } from "../../src/index.js";
-import { eventsOf, harness, worldTools } from "./helpers.js";
+import { crashAt, eventsOf, harness, worldTools } from "./helpers.js";
 
-/** Crashes the driver the first time it reaches `point` for `tool`. */
-function crashAt(point: FaultPoint, tool: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === tool) {
-        done = true;
-        throw new Crash();
-      }
-    },
-  };
-}
 
 const LEASE = 30_000;
 

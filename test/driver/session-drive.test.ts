@@ -9,23 +9,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, calls, Crash, final, manualClock, memoryStore, StoreError, type Faults, type FaultPoint, type Store, type StoreErrorCode } from "../../src/index.js";
-import { harness } from "./helpers.js";
+import { harness, refusingStore } from "./helpers.js";
 
-/** A memory store whose `nth` append alone is refused with a StoreError of `code`; it counts appends and releases. */
-function refusingOnce(nth: number, code: StoreErrorCode, inner: Store = memoryStore()): { store: Store; inner: Store; counts: { appends: number; releases: number } } {
-  const counts = { appends: 0, releases: 0 };
-  const store = Object.assign(Object.create(null) as object, inner, {
-    async append(...args: Parameters<Store["append"]>) {
-      if (++counts.appends === nth) throw new StoreError(code, `the store refused append ${nth} (${code})`);
-      return inner.append(...args);
-    },
-    async releaseLease(...args: Parameters<Store["releaseLease"]>) {
-      counts.releases++;
-      return inner.releaseLease(...args);
-    },
-  }) as Store;
-  return { store, inner, counts };
-}
+/** A memory store (or `inner`) whose `nth` append alone is refused with a StoreError of `code`; it counts appends and releases. */
+const refusingOnce = (nth: number, code: StoreErrorCode, inner: Store = memoryStore()) => refusingStore(nth, code, { only: true, inner });
 
 const write = calls(call("write_file", { path: "a.md", content: "x" }));
 
@@ -156,7 +143,7 @@ function losingRenewals(inner: Store): { store: Store; refused: Promise<void> } 
 describe("a lease lost through renewal", () => {
   // (Written against session.ts recoverCall's checkLease mutants; since a lease_lost outcome is
   // read from the store, the journal and the outcome no longer tell them apart: the test that
-  // does is in lease-lost-outcome.test.ts, by the tool's code run after the hook answered.)
+  // does is in recovery-survivors.test.ts, by the tool's code run after the hook answered.)
   it("while the reconcile hook decides: the drive stops as lease_lost and journals nothing of the hook's answer", async () => {
     const clock = manualClock();
     const inner = memoryStore({ clock });

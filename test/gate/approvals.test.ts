@@ -6,8 +6,8 @@
  * side effect says exactly what is known: four answers, each pinned.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, compileTool, Crash, final, hashJsonSync, isIsoagentError, rulesPolicy, toolShapeHash, type FaultPoint, type Faults, type Policy, type Tool } from "../../src/index.js";
-import { eventsOf, harness, worldTools } from "../driver/helpers.js";
+import { call, calls, compileTool, final, hashJsonSync, isIsoagentError, rulesPolicy, toolShapeHash, type Policy, type Tool } from "../../src/index.js";
+import { crashAt, eventsOf, harness, worldTools } from "../driver/helpers.js";
 import { rng } from "../helpers/rng.js";
 
 const LEASE = 30_000;
@@ -15,17 +15,6 @@ const ask: Policy = rulesPolicy([{ tool: "write_file", permission: "ask", reason
 const deny: Policy = rulesPolicy([{ tool: "write_file", permission: "deny", reason: "no writes today" }]);
 const script = () => [calls(call("write_file", { path: "a.md", content: "x" })), final("ok")];
 
-function crashAt(point: FaultPoint, tool: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === tool) {
-        done = true;
-        throw new Crash();
-      }
-    },
-  };
-}
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

@@ -11,7 +11,6 @@ import {
   compileSchema,
   compileTool,
   createDriver,
-  Crash,
   defineTool,
   final,
   isIsoagentError,
@@ -21,29 +20,16 @@ import {
   strictObject,
   string,
   ToolError,
-  type FaultPoint,
-  type Faults,
   type JournalEvent,
   type JsonSchema,
   type Policy,
   type Tool,
 } from "../../src/index.js";
 import { memoryWorkspace, workspaceTools } from "../../src/toolkit/index.js";
-import { eventsOf, harness } from "../driver/helpers.js";
+import { crashAt, eventsOf, harness } from "../driver/helpers.js";
 
 const LEASE = 30_000;
 
-function crashAt(point: FaultPoint, tool: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === tool) {
-        done = true;
-        throw new Crash();
-      }
-    },
-  };
-}
 
 /** Everything a run wrote, as text: to look for what must never be there. */
 async function journalText(store: ReturnType<typeof memoryStore>, runId: string): Promise<string> {

@@ -8,9 +8,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { compileSchema, type JsonValue } from "../../src/index.js";
-import { all, type Check } from "../../src/schema/fast-core.js";
+import { all } from "../../src/schema/fast-core.js";
 import { objectChecks } from "../../src/schema/fast-objects.js";
 import { messages } from "../../src/schema/issues.js";
+import { spies } from "./spies.js";
 import type { SchemaObject } from "../../src/schema/walk.js";
 
 const issues = (schema: unknown, v: JsonValue): string[][] => {
@@ -19,25 +20,6 @@ const issues = (schema: unknown, v: JsonValue): string[][] => {
   return s.validate(v).issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation, i.message]);
 };
 
-/**
- * A compile that gives each subschema `{ name }` a check answering
- * `verdicts[name]` and logging its calls; true, false and an absent schema
- * compile as the evaluator's own do. The checks a keyword group makes run
- * combined, as the evaluator runs them (fast-core.ts: all).
- */
-function spies(verdicts: Record<string, boolean>): { calls: string[]; compile: (s: unknown) => Check } {
-  const calls: string[] = [];
-  const compile = (s: unknown): Check => {
-    if (s === undefined || s === true) return () => true;
-    if (s === false) return () => false;
-    const name = String((s as { name: unknown }).name);
-    return (v) => {
-      calls.push(`${name}(${JSON.stringify(v)})`);
-      return verdicts[name] ?? false;
-    };
-  };
-  return { calls, compile };
-}
 
 afterEach(() => {
   vi.restoreAllMocks();

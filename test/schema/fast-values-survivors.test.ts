@@ -12,31 +12,13 @@ import { compileSchema, loadFullSchemaSupport, type JsonValue } from "../../src/
 import { all, type Check, type Out } from "../../src/schema/fast-core.js";
 import { arrayChecks, stringChecks } from "../../src/schema/fast-values.js";
 import { messages } from "../../src/schema/issues.js";
+import { spies } from "./spies.js";
 
 const D4 = "http://json-schema.org/draft-04/schema#";
 
 const issues = (schema: unknown, v: JsonValue): string[][] =>
   compileSchema(schema).validate(v).issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation, i.message]);
 
-/**
- * A compile that gives each subschema `{ name }` a check answering
- * `verdicts[name]` and logging its calls; true, false and an absent schema
- * compile as the evaluator's own do. The checks a keyword group makes run
- * combined, as the evaluator runs them (fast-core.ts: all).
- */
-function spies(verdicts: Record<string, boolean>): { calls: string[]; compile: (s: unknown) => Check } {
-  const calls: string[] = [];
-  const compile = (s: unknown): Check => {
-    if (s === undefined || s === true) return () => true;
-    if (s === false) return () => false;
-    const name = String((s as { name: unknown }).name);
-    return (v) => {
-      calls.push(`${name}(${JSON.stringify(v)})`);
-      return verdicts[name] ?? false;
-    };
-  };
-  return { calls, compile };
-}
 
 /** Runs a group's checks, explaining, as the evaluator does: the verdict and the issues. */
 function explain(checks: Check[], v: unknown): [boolean, Out] {
