@@ -17,10 +17,6 @@ import { isObject, SCHEMA_ARRAY_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_MAP_KEYWORDS, 
  * enum, required, dependentRequired…), never walked.
  */
 const NOT_EVALUATED = new Set(["$defs", "definitions", "contentSchema"]);
-const evaluated = (keywords: ReadonlySet<string>): ReadonlySet<string> => new Set([...keywords].filter((k) => !NOT_EVALUATED.has(k)));
-const ONE_SCHEMA = evaluated(SCHEMA_KEYWORDS);
-const SCHEMA_LIST = evaluated(SCHEMA_ARRAY_KEYWORDS);
-const SCHEMA_MAP = evaluated(SCHEMA_MAP_KEYWORDS);
 /** Keywords only the other evaluator has. */
 const UNSUPPORTED = new Set(["unevaluatedProperties", "unevaluatedItems", "$recursiveRef", "dependencies", "additionalItems", "$dynamicRef"]);
 
@@ -47,9 +43,10 @@ export function fastUnsupported(root: JsonValue, lookup: Lookup, draft: SchemaDr
       if (k === "items" && Array.isArray(s[k])) return need(s, k, " as an array");
       const value = s[k];
       if (k === "$ref") stack.push(lookup[(s as Schema).__absolute_ref__ ?? ""]);
-      else if (ONE_SCHEMA.has(k)) stack.push(value);
-      else if (SCHEMA_LIST.has(k) && Array.isArray(value)) stack.push(...value);
-      else if (SCHEMA_MAP.has(k) && isObject(value)) stack.push(...Object.values(value));
+      else if (NOT_EVALUATED.has(k)) continue;
+      else if (SCHEMA_KEYWORDS.has(k)) stack.push(value);
+      else if (SCHEMA_ARRAY_KEYWORDS.has(k) && Array.isArray(value)) stack.push(...value);
+      else if (SCHEMA_MAP_KEYWORDS.has(k) && isObject(value)) stack.push(...Object.values(value));
     }
     if (draft === "draft-04" && typeof s["exclusiveMinimum"] === "number") return need(s, "exclusiveMinimum", " as a number");
     if (draft === "draft-04" && typeof s["exclusiveMaximum"] === "number") return need(s, "exclusiveMaximum", " as a number");
