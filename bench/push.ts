@@ -146,9 +146,10 @@ async function benchNode(rounds: number, samples: number, fanRounds: number): Pr
   const polled: RunsBackend = { ...pushed, stream: async (runId, from) => pollingStream(pushed, runId, from) };
   const apps = { push: createHttpApp({ backend: pushed, tokens: () => [TOKEN] }), poll: createHttpApp({ backend: polled, tokens: () => [TOKEN] }) };
   const runs = {} as Record<"push" | "poll", { runId: RunId; seen: Map<number, number>; stop: () => Promise<void> }>;
+  const drives: Promise<unknown>[] = [];
   for (const name of ["push", "poll"] as const) {
     const runId = await driver.create(name);
-    void driver.resume(runId);
+    drives.push(driver.resume(runId));
     const seen = new Map<number, number>();
     const res = await apps[name].request(`/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream" } });
     runs[name] = { runId, seen, stop: deliveries(res.body as ReadableStream<Uint8Array>, seen) };
@@ -201,7 +202,11 @@ async function benchNode(rounds: number, samples: number, fanRounds: number): Pr
   } finally {
     for (const r of Object.values(runs)) await r.stop();
     for (const f of fans) await f.stop();
-    for (const g of gates.values()) for (const release of g) release();
+    // The runs end here (cancelled, their waiting call let go), so that no
+    // drive goes on calling, renewing its lease, after the bench.
+    for (const r of Object.values(runs)) await driver.cancel(r.runId, { by: "bench" });
+    for (const g of gates.values()) for (const release of g.splice(0)) release();
+    await Promise.all(drives);
   }
 }
 

@@ -18,7 +18,7 @@ if (peers.some((p) => !existsSync(`bench/node_modules/${p}/package.json`))) {
   execFileSync("npm", ["ci", "--prefix", "bench", "--no-audit", "--no-fund"], { stdio: "inherit" });
 }
 
-const { benchCheckArgs, checkArgsResults, printCheckArgs } = await import("./check-args.js");
+const { benchCheckArgs, benchHostile, checkArgsResults, printCheckArgs } = await import("./check-args.js");
 const { benchSteps, printSteps, stepsResults } = await import("./steps.js");
 const { benchStepsAdapter, printStepsAdapter, stepsAdapterResults } = await import("./steps-adapter.js");
 const { benchIdb, idbResults, printIdb } = await import("./idb.js");
@@ -33,6 +33,7 @@ const { benchMove, moveResults, printMove } = await import("./move.js");
 const { benchBundles, bundleResults, printBundles } = await import("./bundles.js");
 const { benchMemory, memoryResults, printMemory } = await import("./memory.js");
 const { benchBash, bashResults, printBash } = await import("./bash.js");
+const { benchBashDeadline, bashDeadlineResults, printBashDeadline } = await import("./bash-deadline.js");
 const { benchMcp, mcpResults, printMcp } = await import("./mcp.js");
 const { benchPush, printPush, pushResults } = await import("./push.js");
 const { exitCode, load, writeResults } = await import("./results.js");
@@ -47,7 +48,7 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
   "check-args": async () => {
     const f = benchCheckArgs(options);
     printCheckArgs(f);
-    return checkArgsResults(f);
+    return [...checkArgsResults(f), benchHostile(options)];
   },
   steps: async () => {
     const f = await benchSteps({ quick });
@@ -120,6 +121,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     printBash(f);
     return bashResults(f);
   },
+  "bash-deadline": async () => {
+    const f = await benchBashDeadline({ quick });
+    printBashDeadline(f);
+    return bashDeadlineResults(f);
+  },
   mcp: async () => {
     const f = await benchMcp({ quick });
     printMcp(f);
@@ -139,18 +145,35 @@ if (selected.length === 0) {
 }
 console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? ", quick" : ""}`);
 const results: Result[] = [];
+// What a benchmark leaves open (a socket, a server, a timer, a child) keeps
+// the runner from exiting: each is named, and the run fails for it.
+const leaks: string[] = [];
+function openResources(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of process.getActiveResourcesInfo()) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return counts;
+}
+/** What is open now and was not before, after a moment for the closes that were asked for to land. */
+async function leftOpen(before: Map<string, number>): Promise<string[]> {
+  await new Promise((r) => setTimeout(r, 500));
+  return [...openResources()].filter(([r, n]) => n > (before.get(r) ?? 0)).map(([r, n]) => `${r} × ${n - (before.get(r) ?? 0)}`);
+}
 for (const id of selected) {
   const t = performance.now();
   const start = load();
+  const opened = openResources();
   console.log(`\n(${id}: load ${start} at the start)`);
   const fresh = await BENCHMARKS[id]!();
   const end = load();
   results.push(...fresh.map((r) => ({ ...r, load: { start, end } })));
   console.log(`(${id}: ${((performance.now() - t) / 1000).toFixed(0)} s, load ${start} → ${end})`);
+  const open = await leftOpen(opened);
+  if (open.length > 0) leaks.push(`${id}: ${open.join(", ")}`);
 }
 const full = selected.length === Object.keys(BENCHMARKS).length;
 const file = writeResults(results, { quick, full });
 const missed = results.filter((r) => !r.met);
 console.log(`\nwrote ${file} (${results.length} figures; ${missed.length} goals not met${missed.length === 0 ? "" : `: ${missed.map((r) => r.id).join(", ")}`})`);
 if (!full || quick) console.log("(a partial or quick run: the committed bench/results/latest.json and bench/RESULTS.md are left as they are)");
-process.exitCode = exitCode(results, { reportOnly: args.includes("--report-only") });
+if (leaks.length > 0) console.error(`\nleft open by a benchmark (each must close what it opens):\n  ${leaks.join("\n  ")}`);
+process.exitCode = leaks.length > 0 ? 1 : exitCode(results, { reportOnly: args.includes("--report-only") });

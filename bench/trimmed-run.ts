@@ -14,7 +14,8 @@
  * agent again. `probeProvider` is the in-process Responses provider the
  * benchmarks that ask a model adapter use.
  */
-import { AgentError, calls, createDriver, defineTool, memoryStore, scriptedAgent, strictObject, trimContext, type RunCreated, type RunId, type Store, type Tool } from "../src/index.js";
+import { AgentError, calls, createDriver, defineTool, memoryStore, scriptedAgent, strictObject, trimContext, type RunId, type Store, type Tool } from "../src/index.js";
+import type { RunCreated } from "../src/journal/index.js";
 import { fakeResponses } from "../test/helpers/fake-provider.js";
 
 /** The context options every long run of the bench uses. */

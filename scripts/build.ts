@@ -17,6 +17,8 @@ execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconf
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "adapters/durable-object/tsconfig.build.json"], { stdio: "inherit" });
 // isoagent/mcp/stdio's see Node's types.
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "adapters/mcp-stdio/tsconfig.build.json"], { stdio: "inherit" });
+// isoagent/toolkit/bash/node's too.
+execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "adapters/bash-node/tsconfig.build.json"], { stdio: "inherit" });
 console.log(`built dist/browser, dist/workers, dist/node, dist/types, dist/types-do and dist/types-node`);
 const problems = await checkChunks();
 for (const p of problems) console.error(`chunks: ${p}`);

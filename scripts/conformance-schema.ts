@@ -21,7 +21,7 @@ if (dir === undefined) {
   process.exit(2);
 }
 if (!existsSync(dir)) {
-  console.error(`no JSON Schema Test Suite at ${dir}: the suites are not part of isoagent; see the README's "Conformance suites" for where they come from (CI reads them from ../shared/suites)`);
+  console.error(`no JSON Schema Test Suite at ${dir}: the suites are not part of isoagent; see docs/testing.md, "Conformance suites", for where they come from (CI reads them from ../shared/suites)`);
   process.exit(2);
 }
 // The suite reaches every part of the compiler: full schema support too.

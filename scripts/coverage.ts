@@ -162,16 +162,16 @@ console.log(`\n${table}\n\ncoverage: merged report in coverage/merged/index.html
 if (args.has("--write-baseline")) {
   mkdirSync(join(ROOT, "test/coverage"), { recursive: true });
   writeFileSync(BASELINE, `${JSON.stringify(summary, null, 2)}\n`);
-  // The README's table (Testing) is the baseline's: rewritten with it.
-  const readme = join(ROOT, "README.md");
+  // docs/testing.md's table is the baseline's: rewritten with it.
+  const readme = join(ROOT, "docs/testing.md");
   const text = readFileSync(readme, "utf8");
   const begin = "<!-- coverage table: written by npm run coverage -- --write-baseline -->\n";
   const end = "<!-- end of coverage table -->";
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error("coverage: the README has no coverage table between its markers");
+  if (from < 0 || to < from) throw new Error("coverage: docs/testing.md has no coverage table between its markers");
   writeFileSync(readme, `${text.slice(0, from + begin.length)}${table}\n${text.slice(to)}`);
-  console.log(`coverage: baseline written to ${relative(ROOT, BASELINE)}, and the README's table`);
+  console.log(`coverage: baseline written to ${relative(ROOT, BASELINE)}, and docs/testing.md's table`);
 }
 
 if (args.has("--check")) {

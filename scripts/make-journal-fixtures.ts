@@ -1,5 +1,5 @@
 /**
- * Writes the journal fixtures of the version this code writes (v3) under
+ * Writes the journal fixtures of the version this code writes (v4) under
  * test/fixtures/journals/, from deterministic runs (manual clock, sequential
  * ids, fixed owners). Fixtures are never edited: this script refuses to
  * overwrite one. The v1 fixtures were written by version 1 of this script
@@ -7,7 +7,8 @@
  * new fixtures beside the old ones.
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { call, calls, createDriver, Crash, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, abortRun, trimContext, type Tool } from "../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, abortRun, trimContext, type Tool } from "../src/index.js";
+import { Crash, manualClock, sequentialIds } from "../src/testkit/index.js";
 import { localPlace, moveRun, toolShapes } from "../src/move/index.js";
 
 const dir = "test/fixtures/journals";
@@ -113,4 +114,43 @@ await save("v3-moved", async () => {
   clock.advance(1000);
   await inTab.resume(waiting.runId);
   return { store: tab, runId: waiting.runId };
+});
+
+// v4: a read that crashes its driver each time it runs (after its effect),
+// run again once by the runtime, then asked about (the limit of
+// interruptions: the request says how its last attempt ended), approved
+// by an operator, run a third time and completed. Each resume after a crash
+// records the lease it took over.
+await save("v4-interrupted", async () => {
+  const clock = manualClock();
+  const store = memoryStore({ clock });
+  let crashes = 0;
+  const faults = { at: (p: string) => { if (p === "after_effect" && crashes < 2) { crashes++; throw new Crash(); } } };
+  const agent = () => scriptedAgent([calls(call("read_file", { path: "notes.md" })), final("read at last")]);
+  const driver = (owner: string) => createDriver({ store, clock, ids: sequentialIds(), owner, tools, agent: agent(), faults });
+  const crashed = await driver("driver-a").start("read notes.md");
+  clock.advance(31_000);
+  await driver("driver-b").resume(crashed.runId);
+  clock.advance(31_000);
+  const c = driver("driver-c");
+  const waiting = await c.resume(crashed.runId);
+  const [a] = waiting.approvals;
+  await c.approve(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
+  return { store, runId: (await c.resume(waiting.runId)).runId };
+});
+
+// v4: a model call that crashes the process every time it is asked: the
+// run is taken over three times in a row without progress, and fails
+// no_progress instead of asking it a fourth time.
+await save("v4-no-progress", async () => {
+  const clock = manualClock();
+  const store = memoryStore({ clock });
+  const agent = { decide: async () => { throw new Crash("out of memory"); } };
+  const driver = (owner: string) => createDriver({ store, clock, ids: sequentialIds(), owner, tools, agent });
+  let outcome = await driver("driver-a").start("never decided");
+  for (const owner of ["driver-b", "driver-c", "driver-d"]) {
+    clock.advance(31_000);
+    outcome = await driver(owner).resume(outcome.runId);
+  }
+  return { store, runId: outcome.runId };
 });

@@ -6,7 +6,8 @@
  * never rewritten: the test derives the spans again and compares.
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { abortRun, call, calls, createDriver, Crash, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, trimContext, type AgentDecision, type Tool } from "../src/index.js";
+import { abortRun, call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, trimContext, type AgentDecision, type Tool } from "../src/index.js";
+import { Crash, manualClock, sequentialIds } from "../src/testkit/index.js";
 import { journalSpans } from "../src/otel/index.js";
 
 const dir = "test/fixtures/otel";

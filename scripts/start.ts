@@ -3,7 +3,9 @@
  * through miniflare, as `wrangler dev` would run it: the runs API and the
  * operator console, each run hosted by its own Durable Object, storage kept
  * under `.data/` across restarts. The local token is generated on first start
- * and kept in `.data/token`.
+ * and kept in `.data/token`. The console's link carries a one-time login
+ * code (valid a minute, used once), never the token, which a browser would
+ * keep in its history files; Enter prints a new link.
  *
  * On the first start (no run yet) it creates a demo run, which will wait in
  * the console for the approval of its write.
@@ -105,7 +107,15 @@ let demo: string | undefined;
 if (runs.length === 0 || check) demo = (await api<{ runId: string }>("/runs", { task: TASK })).runId;
 
 console.log(`isoagent's Worker on workerd (miniflare), storage in ${join(dataDir, "do")}`);
-console.log(`  console:  ${base}/login#token=${token}`);
+/** A console link with a fresh one-time login code (POST /login/code with the token). */
+async function loginLink(): Promise<string> {
+  const res = await fetch(`${base}/login/code`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  const json = (await res.json()) as { code?: string; error?: { code: string; message: string } };
+  if (!res.ok) throw new Error(`/login/code: ${res.status} ${json.error?.code}: ${json.error?.message}`);
+  return `${base}/login#code=${json.code}`;
+}
+const LINK_NOTE = "(logs in once, within a minute; press Enter for a new link)";
+console.log(`  console:  ${await loginLink()} ${LINK_NOTE}`);
 console.log(`  app:      ${base}/app/ (the browser example: runs in the tab, "Continue in the cloud" moves one here; log in to the console first)`);
 console.log(`  API:      curl -H "Authorization: Bearer ${token}" ${base}/runs`);
 console.log(`  MCP:      ${base}/mcp (the runs as MCP tools, same token${process.env["ISOAGENT_MCP_URL"] ? `; the runs use the tools of ${process.env["ISOAGENT_MCP_URL"]}` : ""})`);
@@ -145,6 +155,15 @@ if (check) {
 }
 
 console.log(demo === undefined ? "Open the console to follow the runs. Ctrl-C stops." : "Open the console: the demo run waits there for your approval of its write. Ctrl-C stops.");
+// Enter: a new login link (the last one may be spent, or a minute old).
+process.stdin.setEncoding("utf8").on("data", (chunk: string) => {
+  for (let k = 0; k < chunk.split("\n").length - 1; k++) {
+    void loginLink().then(
+      (link) => console.log(`  console:  ${link} ${LINK_NOTE}`),
+      (e: unknown) => console.log(`could not make a login link: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  }
+});
 const stop = async (): Promise<void> => {
   await mf.dispose();
   process.exit(0);

@@ -23,6 +23,7 @@ export type IsoagentErrorCode =
   | "SCHEMA_UNSUPPORTED_KEYWORD"
   | "SCHEMA_INVALID"
   | "SCHEMA_NEEDS_FULL_SUPPORT"
+  | "SCHEMA_PATTERN_UNSUPPORTED"
   // tool specs
   | "TOOL_NAME_INVALID"
   | "TOOL_NAME_DUPLICATE"
@@ -75,6 +76,8 @@ export type IsoagentErrorCode =
   | "BUNDLE_TAMPERED"
   | "BUNDLE_ARTIFACT_MISSING"
   | "BUNDLE_TOO_LARGE"
+  | "BUNDLE_KEY_INVALID"
+  | "BUNDLE_SIGNATURE_INVALID"
   | "RUN_DIVERGED"
   | "MOVE_FENCED"
   | "MOVE_REFUSED"
@@ -89,9 +92,31 @@ export type IsoagentErrorCode =
   | "RUN_NOT_ACTIVE"
   | "DRIVER_INVALID"
   | "AGENT_ERROR"
+  // a model provider's transport (src/agents/model): an error event inside a
+  // 2xx stream, and a request that got no HTTP answer
+  | "MODEL_STREAM_ERROR"
+  | "NETWORK_ERROR"
+  // thrown by tools, read by the call pipeline (src/tools, src/call): a
+  // failure told to the model, a resource the policy refused, a run ended by
+  // a tool, and a simulated crash (the testkit's fault hooks)
+  | "TOOL_ERROR"
+  | "PERMISSION_DENIED"
+  | "ABORT_RUN"
+  | "CRASH"
+  // the driver's own unwinding (never leave a drive): the lease was lost, the
+  // signal stopped the drive
+  | "LEASE_LOST"
+  | "RUN_INTERRUPTED"
+  // a pattern the linear matcher cannot run (src/pattern)
+  | "PATTERN_UNSUPPORTED"
+  // toolkit: a web search that failed, a bash thread's message the protocol does not allow
+  | "SEARCH_FAILED"
+  | "BASH_PROTOCOL"
   // the HTTP API (isoagent/http)
   | "IDEMPOTENCY_KEY_INVALID"
   | "IDEMPOTENCY_KEY_REUSED"
+  // a refusal of an HTTP route, answered with its API code (HttpError's apiCode)
+  | "HTTP_REFUSED"
   // MCP (isoagent/mcp)
   | "MCP_OPTIONS_INVALID"
   | "MCP_CONNECT_FAILED"
@@ -101,7 +126,14 @@ export type IsoagentErrorCode =
   | "MCP_SESSION_EXPIRED"
   | "MCP_MESSAGE_TOO_LARGE"
   | "MCP_CANCELLED"
-  | "MCP_CLOSED";
+  | "MCP_CLOSED"
+  // An optional peer dependency an entry needs is not installed (src/peers.ts).
+  | "PEER_MISSING"
+  // the testkit: a conformance suite's check that failed, a schema the
+  // fuzzer or a pattern the regex sampler cannot make values for
+  | "CONFORMANCE_FAILED"
+  | "FUZZ_UNSATISFIABLE"
+  | "REGEX_SAMPLE_UNSUPPORTED";
 
 // A registered symbol, so that two copies of this module (two bundles on one
 // page) still recognise each other's errors.

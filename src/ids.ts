@@ -17,10 +17,24 @@ export type CallId = string & { readonly [callIdBrand]: true };
 /** The id of an approval request within a run. */
 export type ApprovalId = string & { readonly [approvalIdBrand]: true };
 
-const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/**
+ * The one rule for every id isoagent keeps (runs, calls, approvals, bundle
+ * keys): 1 to 128 of letters, digits, "_", ".", ":" or "-". As a pattern's
+ * source, for JSON Schemas that say it.
+ */
+export const ID_PATTERN_SOURCE = "^[A-Za-z0-9_.:-]{1,128}$";
+/** {@link ID_PATTERN_SOURCE} as a RegExp (a literal, so that a bundle leaves it out where it is not used; test/ids.test.ts holds the two to each other). */
+export const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** Each character an id may not hold (global): `text.replace(NOT_ID_CHARS, "_")` makes one out of any text. */
+export const NOT_ID_CHARS = /[^A-Za-z0-9_.:-]/g;
+
+/** Whether a value is an id by {@link ID_PATTERN}. */
+export function isId(value: unknown): value is string {
+  return typeof value === "string" && ID_PATTERN.test(value);
+}
 
 function parseId<T extends string>(kind: string, value: unknown): T {
-  if (typeof value !== "string" || !ID.test(value)) {
+  if (!isId(value)) {
     throw new TypeError(`${kind} must be 1 to 128 of letters, digits, "_", ".", ":" or "-", not ${JSON.stringify(value) ?? String(value)}`);
   }
   return value as T;

@@ -24,7 +24,7 @@ describe("the conformance commands without the suites", () => {
       const r = await tsx(script, "/nonexistent/suite");
       expect(r.code, script).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
-      expect(r.stderr).toMatch(/^no (JSONTestSuite test_parsing|JSON Schema Test Suite) at \/nonexistent\/suite: the suites are not part of isoagent; see the README's "Conformance suites"/);
+      expect(r.stderr).toMatch(/^no (JSONTestSuite test_parsing|JSON Schema Test Suite) at \/nonexistent\/suite: the suites are not part of isoagent; see docs\/testing\.md, "Conformance suites", for where they come from/);
     }
   });
 });

@@ -20,7 +20,9 @@ describe("npm start (scripts/start.ts: the Worker on workerd)", () => {
     const token = readFileSync(join(data, "token"), "utf8").trim();
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(statSync(join(data, "token")).mode & 0o777).toBe(0o600);
-    expect(first).toMatch(new RegExp(`console: {2}http://127\\.0\\.0\\.1:\\d+/login#token=${token}`));
+    // The console's link carries a one-time login code, never the token (a browser keeps visited links in its files).
+    expect(first).toMatch(/console: {2}http:\/\/127\.0\.0\.1:\d+\/login#code=c1\.\d+\.[0-9a-f]{32}\.[0-9a-f]{64} \(logs in once, within a minute; press Enter for a new link\)\n/);
+    expect(first.split("\n").find((l) => l.includes("console:"))).not.toContain(token);
     expect(first).toContain("runs:     0 kept from earlier starts; demo run run_");
     expect(first).toContain("agent:    the scripted demo agent (set OPENAI_API_KEY or ANTHROPIC_API_KEY for a real model)");
     expect(first).toMatch(/waits for approval apr\.2\.s2c1\.1: write_file \{"path":"notes\/summary\.md"/);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkChunks, checkCoreNeutral, coreBrowserBundle, ENTRY_POINTS, NODE_ONLY_ENTRY_POINTS } from "../scripts/lib/bundle.js";
+import { checkChunks, checkCoreNeutral, coreBrowserBundle, ENTRY_POINTS, NODE_ONLY_ENTRY_POINTS, PLATFORM_ENTRY_POINTS } from "../scripts/lib/bundle.js";
 
 describe("the platform check (npm run check:platform)", () => {
   it("passes the core: no Node or browser import, no adapter, no eval", async () => {
@@ -35,7 +35,7 @@ describe("the platform check (npm run check:platform)", () => {
     expect([size.minBytes, size.gzipBytes, size.lazy.minBytes, size.lazy.gzipBytes]).toEqual([sum(initial, "minBytes"), sum(initial, "gzipBytes"), sum(lazy, "minBytes"), sum(lazy, "gzipBytes")]);
     for (const c of size.chunks) expect(c.gzipBytes, c.path).toBeLessThan(c.minBytes);
     const upfront = initial.flatMap((c) => Object.keys(c.inputs));
-    for (const core of ["src/json/scan.ts", "src/schema/fast.ts", "src/policy/policy.ts", "src/store/memory.ts", "src/driver/session.ts", "src/driver/gate.ts"]) expect(upfront).toContain(core);
+    for (const core of ["src/json/scan.ts", "src/schema/fast.ts", "src/policy/policy.ts", "src/store/memory.ts", "src/driver/session.ts", "src/call/gate.ts"]) expect(upfront).toContain(core);
     expect(lazy.flatMap((c) => Object.keys(c.inputs))).toContain("src/schema/full.ts");
     // A floor: a bundle that lost the driver or the validator falls under it.
     expect(size.gzipBytes).toBeGreaterThan(25 * 1024);
@@ -57,20 +57,36 @@ describe("the chunks stay apart (npm run check:platform and npm run build)", () 
 });
 
 describe("the platform check's other entries", () => {
-  it("covers isoagent/mcp: platform-neutral, no eval, and never the driver's loop (only its pure output and gate modules)", async () => {
+  it("covers isoagent/mcp: platform-neutral, no eval, and never the driver (the call pipeline in src/call/, and no src/driver module at all)", async () => {
     expect(ENTRY_POINTS["mcp"]).toBe("src/mcp/index.ts");
     const report = await checkCoreNeutral("src/mcp/index.ts");
     expect(report.problems).toEqual([]);
     expect(report.inputs).toContain("src/mcp/http.ts");
     expect(report.inputs).toContain("src/mcp/server/server.ts");
-    for (const loop of ["src/driver/session.ts", "src/driver/driver.ts", "src/driver/execute.ts", "src/driver/recovery.ts", "src/driver/operator.ts"]) expect(report.inputs).not.toContain(loop);
+    for (const call of ["src/call/gate.ts", "src/call/classify.ts", "src/call/invoke.ts", "src/call/observations.ts", "src/call/hygiene.ts", "src/call/redact.ts"]) expect(report.inputs).toContain(call);
+    expect(report.inputs.filter((i) => i.startsWith("src/driver/"))).toEqual([]);
+    expect(report.inputs).not.toContain("src/call/execute.ts");
     expect(report.inputs.filter((i) => i.startsWith("src/http/") || i.includes("node_modules/hono") || i.includes("@modelcontextprotocol"))).toEqual([]);
   });
 
   it("leaves the Node-only isoagent/mcp/stdio out by name, and it would fail the check (it spawns processes)", async () => {
-    expect(NODE_ONLY_ENTRY_POINTS).toEqual({ "mcp/stdio": "adapters/mcp-stdio/index.ts" });
+    expect(NODE_ONLY_ENTRY_POINTS).toEqual({ "mcp/stdio": "adapters/mcp-stdio/index.ts", "toolkit/bash/node": "adapters/bash-node/index.ts" });
     expect(Object.values(ENTRY_POINTS)).not.toContain("adapters/mcp-stdio/index.ts");
     const report = await checkCoreNeutral("adapters/mcp-stdio/index.ts");
     expect(report.problems.some((p) => /node:|child_process|the core imports an adapter/.test(p))).toBe(true);
+  });
+
+  it("leaves the Node-only isoagent/toolkit/bash/node out by name (it starts worker threads); isoagent/toolkit/bash and its interpreter are checked, the platform builds' defaults apart", async () => {
+    expect(Object.values(ENTRY_POINTS)).not.toContain("adapters/bash-node/index.ts");
+    expect(ENTRY_POINTS["toolkit/bash"]).toBe("src/toolkit/bash/index.ts");
+    expect(ENTRY_POINTS["toolkit/bash/interpreter"]).toBe("src/toolkit/bash/interpreter.ts");
+    for (const entry of ["adapters/bash-node/index.ts", "adapters/bash-node/entry.ts", "adapters/bash-node/thread.ts"]) {
+      const report = await checkCoreNeutral(entry);
+      expect(report.problems.some((p) => /node:worker_threads|the core imports an adapter/.test(p)), entry).toBe(true);
+    }
+    expect(PLATFORM_ENTRY_POINTS).toEqual({
+      node: { "toolkit/bash": "adapters/bash-node/entry.ts", "toolkit/bash-worker": "adapters/bash-node/thread.ts" },
+      browser: { "toolkit/bash": "adapters/bash-web/entry.ts", "toolkit/bash-worker": "adapters/bash-web/thread.ts" },
+    });
   });
 });

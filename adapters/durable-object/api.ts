@@ -1,19 +1,16 @@
 /**
  * What a run object answers over RPC, and the types its callers share (the
- * Store client, the HTTP backend, the index's sweep).
+ * Store client, the HTTP backend, the index's sweep). The bindings that name
+ * the index are in bindings.ts, which the index does not import.
  */
-import type { ApprovalAnswer, ApprovalId, AppendGuard, ArtifactRef, Custody, ImportGuard, JournalEvent, JsonValue, Lease, LeaseView, RunCreated, RunId, RunOutcome, RunState, RunStatus, Settlement, Snapshot, StepProgress } from "../../src/index.js";
-import type { RunIndex } from "./index-object.js";
+import type { ApprovalAnswer, ApprovalId, JournalEvent, JsonValue, LeaseView, RunId, RunOutcome, RunState, RunStatus, Settlement, StepProgress } from "../../src/index.js";
+import type { RunCreated } from "../../src/journal/index.js";
+import type { AppendGuard, ArtifactRef, Custody, ImportGuard, Lease, Snapshot } from "../../src/store/index.js";
 import type { ImportResult } from "../../src/move/index.js";
 import type { Wire } from "./wire.js";
 
-/** The bindings a run object needs: its own namespace (for artifact shards) and the index. */
-export interface RunBindings {
-  readonly RUNS: DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
-  readonly RUN_INDEX: DurableObjectNamespace<RunIndex>;
-  /** This deployment's place name, as the seals handing runs to it name it (isoagent/move). Default "edge". */
-  readonly ISOAGENT_PLACE?: string;
-}
+/** The run objects' namespace: what {@link runObject} takes a run's stub from. */
+export type RunNamespace = DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
 
 /** An operator's operation on a hosted run, for fault injection. */
 export type OperatorOp = "approve" | "deny" | "settle" | "cancel";
@@ -114,7 +111,7 @@ export interface RunObjectApi {
  * A run object's stub, typed by its API (Workers' RPC stub types recurse too
  * deep on a run's state for the compiler; the values are the same).
  */
-export function runObject(ns: RunBindings["RUNS"], name: string): RunObjectApi {
+export function runObject(ns: RunNamespace, name: string): RunObjectApi {
   return ns.getByName(name) as unknown as RunObjectApi;
 }
 

@@ -2,7 +2,10 @@
  * The HTTP app's backend on Durable Objects: each run is hosted (driven) by
  * its own object; the index lists them.
  */
-import { isIsoagentError, journalNames, randomIds, StoreError, type IdSource, type RunHead } from "../../src/index.js";
+import { isIsoagentError, type IdSource } from "../../src/index.js";
+import { randomIds } from "../../src/driver/index.js";
+import { journalNames } from "../../src/journal/index.js";
+import { StoreError, type RunHead } from "../../src/store/index.js";
 import type { RunsBackend } from "../../src/http/index.js";
 import { listWithLeases } from "./leases.js";
 import { artifactShard, runObject, type RunBindings, type RunObjectApi } from "./run-object.js";
@@ -13,6 +16,7 @@ import { durableObjectMoves } from "./move.js";
 const known = new Set<string>();
 const KNOWN_MAX = 10_000;
 
+/** The HTTP app's backend on Durable Objects: each run hosted by its own object, listed by the index. */
 export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource } = {}): RunsBackend {
   const ids = options.ids ?? randomIds();
   const index = () => env.RUN_INDEX.getByName("index");

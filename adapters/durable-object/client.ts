@@ -6,12 +6,15 @@
  * leaves the object only after the writes before it are confirmed (its
  * output gate), so an appended call's start is durable when append resolves.
  */
-import { sha256HexSync, type RunHead, type Store } from "../../src/index.js";
+import type { Store } from "../../src/index.js";
+import { sha256HexSync } from "../../src/json/index.js";
+import type { RunHead } from "../../src/store/index.js";
 import type { RunIndex } from "./index-object.js";
 import { listWithLeases } from "./leases.js";
 import { artifactShard, runObject, type RunObjectApi } from "./run-object.js";
 import { unwire } from "./wire.js";
 
+/** The Durable Object namespaces `durableObjectStore` reaches: the run objects (one per run) and the index that lists them. */
 export interface DurableObjectStoreOptions {
   readonly runs: DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
   readonly index: DurableObjectNamespace<RunIndex>;

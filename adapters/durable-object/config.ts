@@ -2,9 +2,12 @@
  * How a deployment's run objects host their runs: the agent, tools, policy
  * and reconciliation of each, given the object it runs in.
  */
-import type { Agent, Faults, JsonValue, Limits, Policy, ReconcileHook, RunId, Tool } from "../../src/index.js";
-import type { Workspace } from "../../src/toolkit/index.js";
-import type { HostFaultPoint, RunBindings } from "./api.js";
+import type { Agent, JsonValue, Limits, Policy, ReconcileHook, RunId, Tool } from "../../src/index.js";
+import type { Faults } from "../../src/testkit/index.js";
+import type { Workspace } from "../../src/workspace.js";
+import type { PlaceKeys } from "../../src/move/index.js";
+import type { HostFaultPoint } from "./api.js";
+import type { RunBindings } from "./bindings.js";
 import type { RunObjectOtel } from "./otel.js";
 
 /** What a hosted run is given, per object. */
@@ -29,6 +32,14 @@ export interface RunObjectConfig<Env extends RunBindings> {
   readonly limits?: Partial<Limits>;
   /** The workspace the run's tools act on: it moves with the run (isoagent/move: its files and receipts go in the run's bundle). */
   workspace?(ctx: HostContext<Env>): Workspace;
+  /**
+   * The run objects' keys (isoagent/move's PlaceKeys): what their exports
+   * sign with, and whose signatures a run moved here keeps the decisions
+   * of. Default: `placeKeys` of the env's ISOAGENT_SIGNING_KEY and
+   * ISOAGENT_TRUSTED_KEYS, so with neither set nothing is signed and every
+   * open call of a run moved here is decided here again.
+   */
+  keys?(env: Env): PlaceKeys | Promise<PlaceKeys>;
   /** Default 15,000 ms. */
   readonly leaseTtlMs?: number;
   /**

@@ -13,15 +13,17 @@
  * re-armed, or reported when no host of its own drives it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { RUN_STATUSES, TERMINAL_STATUSES, type Custody, type RunFilter, type RunHead, type RunStatus } from "../../src/index.js";
+import type { RunStatus } from "../../src/index.js";
+import { RUN_STATUSES, TERMINAL_STATUSES } from "../../src/journal/index.js";
+import type { Custody, RunFilter, RunHead } from "../../src/store/index.js";
 import { Alarm } from "./alarm.js";
-import { runObject, type RunBindings, type RunCheck } from "./api.js";
+import { runObject, type RunCheck, type RunNamespace } from "./api.js";
 import { unwire } from "./wire.js";
 
 /** What the index reads of its Worker's environment. */
 export interface RunIndexEnv {
   /** The run objects, which the sweep checks (without them, there is no sweep). */
-  readonly RUNS?: RunBindings["RUNS"];
+  readonly RUNS?: RunNamespace;
   /** Milliseconds between sweeps (default 60,000). */
   readonly ISOAGENT_INDEX_SWEEP_MS?: string;
 }
@@ -45,6 +47,7 @@ const SWEEP_BATCH = 200;
 const PARALLEL = 16;
 const TERMINAL = [...TERMINAL_STATUSES];
 
+/** The Durable Object that lists runs (one, named "index"): run objects report to it, and its alarm sweeps the runs not ended. */
 export class RunIndex extends DurableObject<RunIndexEnv> {
   private readonly alarmClock: Alarm;
 
@@ -59,6 +62,26 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     }
     // A copy's custody (isoagent/move: a mirror, a run in transit, one that moved away); null for a run its object owns.
     if (!ctx.storage.sql.exec<{ name: string }>("PRAGMA table_info(runs)").toArray().some((c) => c.name === "custody")) ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN custody TEXT");
+    // The console's open sessions and login codes (isoagent/http's SessionLedger; sessions.ts here): one object, so every isolate sees one answer.
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS console_sessions (id TEXT PRIMARY KEY, expiresAt INTEGER NOT NULL)");
+  }
+
+  /** Keeps a console session or login code open until `expiresAt`; forgets those expired at `now`. */
+  sessionPut(id: string, expiresAt: number, now: number): void {
+    this.ctx.storage.sql.exec("DELETE FROM console_sessions WHERE expiresAt <= ?", now);
+    this.ctx.storage.sql.exec("INSERT INTO console_sessions (id, expiresAt) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET expiresAt = excluded.expiresAt", id, expiresAt);
+  }
+
+  /** Whether a console session or login code is open at `now`. */
+  sessionHas(id: string, now: number): boolean {
+    return this.ctx.storage.sql.exec("SELECT 1 FROM console_sessions WHERE id = ? AND expiresAt > ?", id, now).toArray().length > 0;
+  }
+
+  /** Closes a console session or spends a login code: true when it was open at `now` (the object runs one call at a time, so one of two takes wins). */
+  sessionTake(id: string, now: number): boolean {
+    const open = this.sessionHas(id, now);
+    this.ctx.storage.sql.exec("DELETE FROM console_sessions WHERE id = ?", id);
+    return open;
   }
 
   private sweepMs(): number {

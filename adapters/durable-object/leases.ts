@@ -5,8 +5,11 @@
  * runs that have not ended (an ended run is listed with none: nothing
  * drives it).
  */
-import { TERMINAL_STATUSES, type RunHead, type RunSummary } from "../../src/index.js";
-import { runObject, type RunBindings } from "./api.js";
+import type { RunSummary } from "../../src/index.js";
+import { TERMINAL_STATUSES } from "../../src/journal/index.js";
+import type { RunHead } from "../../src/store/index.js";
+import { runObject } from "./api.js";
+import type { RunBindings } from "./bindings.js";
 import { unwire } from "./wire.js";
 
 /** The listed runs, each with its lease as its object keeps it. */

@@ -3,10 +3,14 @@
  * (no RPC but to the index and the artifact shards). It runs the store
  * conformance suite like every other store (test/workerd/do.test.ts).
  */
-import { sha256HexSync, type AppendGuard, type Custody, type ImportGuard, type JournalEvent, type RunCreated, type RunFilter, type RunId, type RunStatus, type Store } from "../../src/index.js";
+import type { JournalEvent, RunId, RunStatus, Store } from "../../src/index.js";
+import { sha256HexSync } from "../../src/json/index.js";
+import type { RunCreated } from "../../src/journal/index.js";
+import type { AppendGuard, Custody, ImportGuard, RunFilter } from "../../src/store/index.js";
 import type { RunIndex } from "./index-object.js";
 import { listWithLeases } from "./leases.js";
-import { artifactShard, runObject, type RunBindings } from "./api.js";
+import { artifactShard, runObject } from "./api.js";
+import type { RunBindings } from "./bindings.js";
 import type { RunSql } from "./sql.js";
 import { unwire } from "./wire.js";
 

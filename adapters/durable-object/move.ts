@@ -7,10 +7,12 @@
  */
 import { type JsonValue, type RunId, type Store } from "../../src/index.js";
 import type { MoveBackend } from "../../src/http/index.js";
-import { bundleBytes, exportRun, importVerified, MoveError, readBundle, sealRun, type BundleInput, type ImportResult } from "../../src/move/index.js";
-import type { Workspace } from "../../src/toolkit/index.js";
-import { runObject, type MoveFaultPoint, type RunBindings, type RunObjectApi } from "./api.js";
+import { bundleBytes, exportRun, importVerified, MoveError, readBundle, sealRun, type BundleInput, type ImportResult, type PlaceKeys } from "../../src/move/index.js";
+import type { Workspace } from "../../src/workspace.js";
+import { runObject, type MoveFaultPoint, type RunObjectApi } from "./api.js";
+import type { RunBindings } from "./bindings.js";
 import { unwire } from "./wire.js";
+import { isId } from "../../src/ids.js";
 
 /** The place name of a deployment's run objects, unless its config names another. */
 export const DEFAULT_PLACE = "edge";
@@ -25,6 +27,8 @@ export interface MoveHost {
   /** The tools and workspace a host of `runId` with `task` gets. */
   tools(runId: RunId, task: JsonValue): Promise<readonly { name: string; specHash: string }[]>;
   workspace(runId: RunId, task: JsonValue): Workspace | undefined;
+  /** This place's keys: what its exports sign with, whose signatures it trusts. */
+  keys(): Promise<PlaceKeys>;
   /** Starts driving the run (it was handed to this object). */
   drive(): void;
   /** The crash tests' fault injection. */
@@ -36,7 +40,8 @@ export async function moveExport(host: MoveHost, runId: RunId, fromSeq: number):
   const store = host.store();
   await store.custody!(runId);
   const workspace = host.workspace(runId, host.task() ?? null);
-  const chunks = bundleBytes(exportRun(store, runId, { fromSeq, ...(workspace === undefined ? {} : { workspace }) }))[Symbol.asyncIterator]();
+  const { signing } = await host.keys();
+  const chunks = bundleBytes(exportRun(store, runId, { fromSeq, ...(workspace === undefined ? {} : { workspace }), ...(signing === undefined ? {} : { signing }) }))[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await chunks.next();
@@ -60,6 +65,7 @@ export async function moveImport(host: MoveHost, body: BundleInput, options: { r
     here: host.place,
     role: options.role,
     tools: await host.tools(runId, task),
+    keys: await host.keys(),
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     ...(workspace === undefined ? {} : { workspace }),
   });
@@ -105,7 +111,7 @@ async function peekRun(body: ReadableStream<Uint8Array>, maxHeader = 64 * 1024):
   } catch {
     runId = undefined;
   }
-  if (typeof runId !== "string" || !/^[A-Za-z0-9_.:-]{1,128}$/.test(runId)) {
+  if (!isId(runId)) {
     await reader.cancel().catch(() => {});
     throw new MoveError("BUNDLE_INVALID", 'line 1 is not a bundle header: a bundle starts with {"bundle": {...}}');
   }

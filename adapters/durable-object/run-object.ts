@@ -14,33 +14,35 @@
  * each effect.
  */
 import { DurableObject } from "cloudflare:workers";
-import { toolShapes } from "../../src/move/index.js";
+import { placeKeys, toolShapes, type PlaceKeys } from "../../src/move/index.js";
 import {
   createDriver,
   isIsoagentError,
-  StoreError,
-  taskTitle,
-  TERMINAL_STATUSES,
   type ApprovalAnswer,
   type ApprovalId,
-  type AppendGuard,
-  type Custody,
   type Driver,
-  type ImportGuard,
   type JournalEvent,
   type JsonValue,
-  type Lease,
-  type RunCreated,
   type RunId,
   type RunOutcome,
   type RunStatus,
   type Settlement,
-  type Snapshot,
   type Store,
 } from "../../src/index.js";
+import { TERMINAL_STATUSES, type RunCreated } from "../../src/journal/index.js";
+import {
+  StoreError,
+  taskTitle,
+  type AppendGuard,
+  type Custody,
+  type ImportGuard,
+  type Lease,
+  type Snapshot,
+} from "../../src/store/index.js";
 import { journalStream } from "../../src/http/stream.js";
 import { Alarm } from "./alarm.js";
-import type { HostFaultPoint, OperatorOp, RunBindings, RunCheck, RunObjectApi } from "./api.js";
+import type { HostFaultPoint, OperatorOp, RunCheck, RunObjectApi } from "./api.js";
+import type { RunBindings } from "./bindings.js";
 import { localStore } from "./local-store.js";
 import { DEFAULT_PLACE, moveExport, moveImport, moveRelease, type MoveHost } from "./move.js";
 import { RunExport } from "./otel.js";
@@ -49,7 +51,8 @@ import { wire } from "./wire.js";
 
 import type { HostContext, RunObjectConfig } from "./config.js";
 
-export { artifactShard, runObject, type HostFaultPoint, type OperatorOp, type OperatorPoint, type RunBindings, type RunCheck, type RunObjectApi } from "./api.js";
+export { artifactShard, runObject, type HostFaultPoint, type OperatorOp, type OperatorPoint, type RunCheck, type RunNamespace, type RunObjectApi } from "./api.js";
+export type { RunBindings } from "./bindings.js";
 export type { HostContext, RunObjectConfig } from "./config.js";
 
 /** How soon a run that is running but not driven (busy, the agent unreachable, an error) is tried again. */
@@ -57,12 +60,12 @@ const RETRY_MS = 5_000;
 /** How soon the alarm armed before an operator's answer fires, when no drive takes the run first. */
 const SOON_MS = 1_000;
 
-/** The class {@link defineRunObject} returns: a Durable Object with the run object's RPC surface. */
+/** The class {@link runObjectClass} returns: a Durable Object with the run object's RPC surface. */
 export type RunObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => DurableObject<Env> & RunObjectApi & { alarm(): Promise<void> };
 
 /**
- * Defines the run object class of a deployment, given how its runs are
- * driven. Export the class from the Worker's entry (named as wrangler.toml's
+ * The run object class of a deployment, given how its runs are driven.
+ * Export the class from the Worker's entry (named as wrangler.toml's
  * binding says), beside {@link RunIndex}.
  *
  * The rule that keeps a hosted run from stranding: every write that can
@@ -74,11 +77,11 @@ export type RunObjectClass<Env> = new (ctx: DurableObjectState, env: Env) => Dur
  *
  * @example
  * ```ts
- * export const RunObject = defineRunObject<Env>({ agent: () => myAgent, tools: ({ storage }) => workspaceTools(storage) })
+ * export const RunObject = runObjectClass<Env>({ agent: () => myAgent, tools: ({ storage }) => workspaceTools(storage) })
  * export { RunIndex }
  * ```
  */
-export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig<Env>): RunObjectClass<Env> {
+export function runObjectClass<Env extends RunBindings>(config: RunObjectConfig<Env>): RunObjectClass<Env> {
   const ttl = config.leaseTtlMs ?? 15_000;
   // Leases are judged by the store's clock; alarms are set by the platform's.
   const storeClock = config.clock ?? (() => Date.now());
@@ -258,6 +261,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
 
     // ---- moves and mirrors (isoagent/move: see move.ts) --------------------------------
 
+    private keysReady: Promise<PlaceKeys> | undefined;
     private mover(): MoveHost {
       const hc = (runId: RunId, task: JsonValue): HostContext<Env> => ({ env: this.env, runId, task, storage: this.ctx.storage, state: this.ctx });
       return {
@@ -266,6 +270,11 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         task: () => this.sql.task(),
         tools: async (runId, task) => toolShapes(await config.tools(hc(runId, task))),
         workspace: (runId, task) => config.workspace?.(hc(runId, task)),
+        // Imported once per incarnation (a bad key is refused at the first move, BUNDLE_KEY_INVALID, and again at the next).
+        keys: () => (this.keysReady ??= Promise.resolve(config.keys?.(this.env) ?? placeKeys({ signingKey: this.env.ISOAGENT_SIGNING_KEY, trustedKeys: this.env.ISOAGENT_TRUSTED_KEYS })).catch((e: unknown) => {
+          this.keysReady = undefined;
+          throw e;
+        })),
         drive: () => void this.drive().catch(() => this.arm(Date.now() + RETRY_MS)),
         fault: (point) => this.fault(point),
       };
@@ -411,7 +420,7 @@ export function defineRunObject<Env extends RunBindings>(config: RunObjectConfig
         outcome = await (await this.hostDriver()).resume(summary.runId);
         this.problem = undefined;
       } catch (e) {
-        if (isIsoagentError(e)) this.problem = { code: e.code, message: e.message };
+        if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) this.problem = { code: e.code, message: e.message };
         throw e;
       }
       if (outcome.status === "running") {

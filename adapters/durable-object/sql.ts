@@ -12,34 +12,35 @@
  * [events]}`. Rows written before are read as they are: v2's a JSON array of
  * whole events, v1's one whole event.
  */
+import type {
+  JournalEvent,
+  JsonValue,
+  LeaseView,
+  RunId,
+  RunStatus,
+} from "../../src/index.js";
+import { sha256HexSync } from "../../src/json/index.js";
+import type { RunCreated } from "../../src/journal/index.js";
 import {
-  checkBatch,
   checkFirst,
-  checkLease,
   checkOwned,
-  checkSeal,
   leaseAcquire,
   leaseRelease,
   leaseRenew,
   leaseView,
-  sha256HexSync,
   StoreError,
   type AppendGuard,
   type ArtifactRef,
   type Custody,
   type ImportGuard,
-  type JournalEvent,
-  type JsonValue,
   type Lease,
-  type LeaseView,
-  type RunCreated,
-  type RunId,
   type RunHead,
-  type RunStatus,
   type Snapshot,
   type StoredRun,
-} from "../../src/index.js";
-import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
+} from "../../src/store/index.js";
+import { abandoned, planImport } from "../../src/store/copies.js";
+import { planAppend } from "../../src/store/engine.js";
+import { decodeLean, encodeLean, type LeanEvents } from "../../src/store/lean.js";
 
 /** The schema, by version; each step upgrades from the one before (run at construction). */
 const MIGRATIONS: readonly string[][] = [
@@ -60,40 +61,18 @@ const MIGRATIONS: readonly string[][] = [
   [],
 ];
 
-/** A row's body from v3 on: the first event's prev, the events' hashes, the events without seq, prev and hash. */
-interface LeanRow {
-  readonly p: string;
-  readonly h: readonly string[];
-  readonly e: readonly Record<string, unknown>[];
-}
-
-/** The body of the row an append writes. */
+/** The body of the row an append writes (from v3 on): its events, lean (src/store/lean.ts). */
 function encodeRow(events: readonly JournalEvent[]): string {
-  const h: string[] = [];
-  const e: Omit<JournalEvent, "seq" | "prev" | "hash">[] = [];
-  for (const event of events) {
-    const { seq: _seq, prev: _prev, hash, ...body } = event;
-    h.push(hash);
-    e.push(body);
-  }
-  return JSON.stringify({ p: events[0]!.prev, h, e } satisfies LeanRow);
+  return JSON.stringify(encodeLean(events));
 }
 
 /** The events of a row keyed by `first`, from `from` on, pushed to `out`, whichever version wrote it. */
 function decodeRow(body: string, first: number, from: number, out: JournalEvent[]): void {
-  const held = JSON.parse(body) as JournalEvent | JournalEvent[] | LeanRow;
+  const held = JSON.parse(body) as JournalEvent | JournalEvent[] | LeanEvents;
   if (Array.isArray(held)) {
     for (const e of held) if (e.seq >= from) out.push(e);
-  } else if ("e" in held && "h" in held) {
-    const { e, h } = held;
-    for (let k = Math.max(0, from - first); k < e.length; k++) {
-      const event = e[k]!;
-      event["seq"] = first + k;
-      event["prev"] = k === 0 ? held.p : h[k - 1]!;
-      event["hash"] = h[k]!;
-      out.push(event as unknown as JournalEvent);
-    }
-  } else if (held.seq >= from) out.push(held);
+  } else if ("e" in held && "h" in held) decodeLean(held, first, from, out);
+  else if (held.seq >= from) out.push(held);
 }
 
 /** Rows stay well under the 2 MB row limit. */
@@ -214,10 +193,7 @@ export class RunSql {
 
   append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): { seq: number; hash: string } {
     const r = this.run(runId);
-    checkOwned(runId, this.get<Custody>("custody"));
-    checkLease(runId, guard, this.get<Lease>("lease"), this.now());
-    checkBatch(runId, events, guard, { seq: r.seq, hash: r.head });
-    const sealed = checkSeal(runId, events, r.tokens);
+    const sealed = planAppend(runId, { custody: this.get<Custody>("custody"), lease: this.get<Lease>("lease"), tokens: r.tokens, head: { seq: r.seq, hash: r.head } }, events, guard, this.now());
     if (sealed !== undefined) {
       // The seal ends this object's ownership of the run, and the mover's lease with it, in one transaction.
       return this.tx(() => {
@@ -249,7 +225,8 @@ export class RunSql {
       const stored = this.record();
       if (stored !== undefined && stored.runId !== runId) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
       const custody = this.get<Custody>("custody");
-      checkImport(runId, stored === undefined ? undefined : { custody, seq: stored.seq, hash: stored.head }, events, guard.expectedSeq);
+      // Before any write: it refuses own events that do not follow a seal naming this place.
+      const { custody: next, tokens } = planImport(runId, stored === undefined ? undefined : { custody, head: { seq: stored.seq, hash: stored.head }, tokens: stored.tokens }, events, guard, this.now());
       let batch: JournalEvent[] = [];
       let bytes = 0;
       const flush = (): void => {
@@ -267,8 +244,7 @@ export class RunSql {
       const last = events[events.length - 1]!;
       const base: RunRecord = stored ?? { runId, status: guard.status, createdAt: events[0]!.at, updatedAt: last.at, seq: 0, head: "", tokens: 0 };
       if (stored === undefined) this.set("hosted", hosted);
-      this.set("run", { ...base, seq: last.seq, head: last.hash, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events) } satisfies RunRecord);
-      const next = custodyAfterImport(custody, events, guard.role, guard.here, this.now());
+      this.set("run", { ...base, seq: last.seq, head: last.hash, status: guard.status, updatedAt: last.at, tokens } satisfies RunRecord);
       if (next === undefined) {
         this.storage.sql.exec("DELETE FROM meta WHERE k = 'custody'");
         this.meta.set("custody", undefined);
@@ -280,9 +256,9 @@ export class RunSql {
   /** A run in transit here becomes a mirror (see the Store port's abandonTransit). */
   abandonTransit(runId: RunId): boolean {
     return this.tx(() => {
-      const c = this.custody(runId);
-      if (c?.role !== "in_transit") return false;
-      this.set("custody", { ...c, role: "mirror" });
+      const next = abandoned(this.custody(runId));
+      if (next === undefined) return false;
+      this.set("custody", next);
       return true;
     });
   }

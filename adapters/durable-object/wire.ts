@@ -3,8 +3,10 @@
  * a caller gets the same typed error it would get in process. (An Error's
  * own properties do not survive RPC.)
  */
-import { IsoagentError, isIsoagentError, STORE_ERROR_CODES, StoreError, type IsoagentErrorCode, type StoreErrorCode } from "../../src/index.js";
+import { IsoagentError, isIsoagentError, type IsoagentErrorCode } from "../../src/index.js";
+import { STORE_ERROR_CODES, StoreError, type StoreErrorCode } from "../../src/store/index.js";
 
+/** A value or an isoagent error as data, as it crosses an RPC call between objects (an error's class does not survive the crossing; its code does). */
 export type Wire<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly actualSeq?: number } };
 
 const STORE_CODES = new Set<string>(STORE_ERROR_CODES);
@@ -14,7 +16,7 @@ export async function wire<T>(f: () => T | Promise<T>): Promise<Wire<T>> {
   try {
     return { ok: true, value: await f() };
   } catch (e) {
-    if (!isIsoagentError(e)) throw e;
+    if (!isIsoagentError(e) || isIsoagentError(e, "CRASH")) throw e;
     const actualSeq = (e as { actualSeq?: unknown }).actualSeq;
     return { ok: false, error: { code: e.code, message: e.message, ...(typeof actualSeq === "number" ? { actualSeq } : {}) } };
   }

@@ -2,13 +2,16 @@
  * The Worker's HTTP app on Durable Objects: the runs API and the console of
  * isoagent/http, each run hosted by its own object, operator tokens from the
  * `ISOAGENT_TOKEN` secret and run tokens from `ISOAGENT_RUN_TOKEN` (each
- * comma-separated for rotation), and, when given, an MCP endpoint at `/mcp`.
+ * comma-separated for rotation), the console's sessions and login codes in
+ * the run index's object, and, when given, an MCP endpoint at `/mcp`.
  */
 import { createHttpApp, type McpEndpoint, type RunsBackend } from "../../src/http/index.js";
 import type { IdSource } from "../../src/index.js";
 import { durableObjectBackend } from "./backend.js";
+import { durableObjectSessions } from "./sessions.js";
 import type { RunBindings } from "./run-object.js";
 
+/** What the Worker reads of its environment: the Durable Object bindings, and the tokens, origins and timings of the HTTP API. */
 export interface WorkerEnv extends RunBindings {
   /** Operator tokens (both scopes; the console logs in with one), comma-separated. */
   readonly ISOAGENT_TOKEN?: string;
@@ -37,6 +40,8 @@ export function workerApp(env: WorkerEnv, options: { ids?: IdSource; mcp?: (back
   return createHttpApp({
     backend,
     tokens: () => tokens,
+    // Sessions and login codes in the index's object: a logout or a spent code holds in every isolate.
+    sessions: durableObjectSessions(env.RUN_INDEX),
     ...(runTokens.length > 0 ? { runTokens: () => runTokens } : {}),
     ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
     ...(Number.isFinite(keepAliveMs) && keepAliveMs > 0 ? { keepAliveMs } : {}),

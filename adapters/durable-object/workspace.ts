@@ -5,7 +5,7 @@
  * and it commits in order with the journal, so a change is never durable
  * without the call's start before it.
  */
-import type { Workspace } from "../../src/toolkit/index.js";
+import type { Workspace } from "../../src/workspace.js";
 
 /** The largest file kept (rows stay under SQLite storage's 2 MB limit). */
 export const SQL_WORKSPACE_MAX_BYTES = 1024 * 1024;
@@ -13,7 +13,7 @@ export const SQL_WORKSPACE_MAX_BYTES = 1024 * 1024;
 /**
  * @example
  * ```ts
- * export const RunObject = defineRunObject<Env>({
+ * export const RunObject = runObjectClass<Env>({
  *   tools: ({ storage }) => workspaceTools(sqlWorkspace(storage)).tools,
  *   reconcile: ({ storage }) => workspaceTools(sqlWorkspace(storage)).reconcile,
  *   ...

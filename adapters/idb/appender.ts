@@ -19,9 +19,11 @@
  * do: stop a failed request from aborting its transaction
  * (`preventDefault`), and queue a request from the callback of another.
  */
-import { checkLease, checkOwned, checkSeal, StoreError, type AppendGuard, type Clock, type Custody, type JournalEvent, type RunStatus } from "../../src/index.js";
+import type { Clock, JournalEvent, RunStatus } from "../../src/index.js";
+import { planAppend } from "../../src/store/engine.js";
+import { StoreError, type AppendGuard, type Custody } from "../../src/store/index.js";
 import { errorName, typed } from "./errors.js";
-import { encodeRecord, type RunRecord } from "./schema.js";
+import { encodeRecord, recordAfter, type RunRecord } from "./schema.js";
 
 /** The most appends one transaction takes. */
 const MAX_GROUP = 256;
@@ -32,6 +34,8 @@ export interface TrustedAppend {
   readonly events: readonly JournalEvent[];
   readonly guard: AppendGuard;
   readonly status: RunStatus;
+  /** The head the store remembers for the run, which the batch follows (the record's key proves it still is the head). */
+  readonly head: { readonly seq: number; readonly hash: string };
 }
 
 /** What became of an append: written, refused (a typed error), or found stale (the journal moved past the head it trusted: judge it again on the real one). */
@@ -86,7 +90,6 @@ export function appender(options: AppenderOptions): { append(a: TrustedAppend): 
       const results = new Map<Queued, AppendResult>();
       for (const a of group) {
         const key: [string, number] = [a.runId, a.events[0]!.seq];
-        const last = a.events[a.events.length - 1]!;
         let add: IDBRequest;
         try {
           add = journal.add(encodeRecord(a.events, a.status), key);
@@ -113,23 +116,15 @@ export function appender(options: AppenderOptions): { append(a: TrustedAppend): 
           let sealed: Custody | undefined;
           try {
             if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${a.runId}`);
-            // A copy owned elsewhere takes no write (isoagent/move).
-            checkOwned(a.runId as never, run.custody);
-            checkLease(a.runId as never, a.guard, run.lease, options.clock.now());
-            sealed = checkSeal(a.runId as never, a.events, run.tokens);
+            sealed = planAppend(a.runId as never, { custody: run.custody, lease: run.lease, tokens: run.tokens, head: a.head }, a.events, a.guard, options.clock.now());
           } catch (refusal) {
             // Its record was added: take it back before the commit.
             journal.delete(key);
             results.set(a, { kind: "refused", error: refusal });
             return;
           }
-          // An operator's append (no lease) keeps the run's record exact
-          // for listing; an append under the lease leaves it as it is.
-          if (sealed !== undefined) {
-            // A seal (run.moved) ends the run's ownership here, and its lease with it, in this transaction.
-            const { lease: _gone, ...rest } = run;
-            runs.put({ ...rest, status: a.status, seq: last.seq, updatedAt: last.at, custody: sealed } satisfies RunRecord);
-          } else if (a.guard.lease === undefined) runs.put({ ...run, status: a.status, seq: last.seq, updatedAt: last.at } satisfies RunRecord);
+          const next = recordAfter(run, a.events, a.guard, a.status, sealed);
+          if (next !== undefined) runs.put(next);
           results.set(a, { kind: "written" });
         };
       }

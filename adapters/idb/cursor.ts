@@ -9,7 +9,9 @@
  * time; the database opens on first use.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import { StoreError, type RunId } from "../../src/index.js";
+import type { RunId } from "../../src/index.js";
+import { StoreError } from "../../src/store/index.js";
+import { isStoreError } from "../../src/store/errors.js";
 import type { ExportCursor } from "../../src/otel/index.js";
 
 /** The version of the cursor database this code writes. */
@@ -34,7 +36,7 @@ export interface IdbCursor extends ExportCursor {
 }
 
 function translate(e: unknown, what: string): never {
-  if (e instanceof StoreError) throw e;
+  if (isStoreError(e)) throw e;
   const name = typeof e === "object" && e !== null ? (e as { name?: unknown }).name : undefined;
   if (name === "QuotaExceededError") throw new StoreError("STORE_QUOTA_EXCEEDED", `${what}: the browser's storage quota is exhausted`, { cause: e });
   if (name === "InvalidStateError" || name === "TransactionInactiveError") throw new StoreError("STORE_CLOSED", `${what}: the database connection is closed; reload the page`, { cause: e });

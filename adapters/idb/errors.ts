@@ -3,7 +3,8 @@
  * boundary: nothing was written when one is thrown (a transaction that
  * fails is rolled back whole).
  */
-import { StoreError } from "../../src/index.js";
+import { StoreError } from "../../src/store/index.js";
+import { isStoreError } from "../../src/store/errors.js";
 
 /** The DOMException's name, when `e` has one. */
 export function errorName(e: unknown): string | undefined {
@@ -18,7 +19,7 @@ export function translate(e: unknown, what: string): never {
 
 /** `e` as a {@link StoreError}. */
 export function typed(e: unknown, what: string): StoreError {
-  if (e instanceof StoreError) return e;
+  if (isStoreError(e)) return e;
   const name = errorName(e);
   if (name === "QuotaExceededError") return new StoreError("STORE_QUOTA_EXCEEDED", `${what}: the browser's storage quota is exhausted; nothing was written`, { cause: e });
   if (name === "InvalidStateError" || name === "TransactionInactiveError") {

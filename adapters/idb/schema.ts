@@ -25,7 +25,9 @@
  * events, key order included, that were appended.
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction } from "idb";
-import type { Custody, JournalEvent, Lease, RunHead, RunStatus, Snapshot } from "../../src/index.js";
+import type { JournalEvent, RunStatus } from "../../src/index.js";
+import type { AppendGuard, Custody, Lease, RunHead, Snapshot } from "../../src/store/index.js";
+import { encodeLean, type LeanEvents } from "../../src/store/lean.js";
 
 /** The version this code writes. */
 export const DB_VERSION = 4;
@@ -43,17 +45,8 @@ export interface RunRecord extends RunHead {
   readonly custody?: Custody;
 }
 
-/** An event as a journal record keeps it: without `seq`, `prev` and `hash`. */
-export type EventBody = Omit<JournalEvent, "seq" | "prev" | "hash">;
-
-/** One append (v4), keyed [runId, seq of its first event]. */
-export interface JournalRecord {
-  /** The first event's `prev`. */
-  readonly p: string;
-  /** The events' hashes, in order. */
-  readonly h: readonly string[];
-  /** The events, without `seq`, `prev` and `hash`. */
-  readonly e: readonly EventBody[];
+/** One append (v4), keyed [runId, seq of its first event]: its events, lean (src/store/lean.ts). */
+export interface JournalRecord extends LeanEvents {
   /** The run's status after the append (for records copied from v3, the run's status at the upgrade; only the last record's is read). */
   readonly s: RunStatus;
 }
@@ -153,36 +146,29 @@ export function upgrade(db: IDBPDatabase<IsoagentDB>, oldVersion: number, newVer
   step(oldVersion + 1);
 }
 
-/** The record an append writes: its events without `seq` and `prev` (the chain gives them back), and `hash` kept beside. */
+/** The record an append writes: its events, lean (without `seq` and `prev`, which the chain gives back; `hash` kept beside), and the run's status after them. */
 export function encodeRecord(events: readonly JournalEvent[], status: RunStatus): JournalRecord {
-  const h: string[] = [];
-  const e: EventBody[] = [];
-  for (const event of events) {
-    const { seq: _seq, prev: _prev, hash, ...body } = event;
-    h.push(hash);
-    e.push(body);
-  }
-  return { p: events[0]!.prev, h, e, s: status };
-}
-
-/**
- * The events of a record keyed by `first`, from `from` on, pushed to `out`:
- * each body (a fresh object the database just decoded) gets back `seq`,
- * `prev` and `hash`, in the order sealing gave them.
- */
-export function decodeRecord(record: JournalRecord, first: number, from: number, out: JournalEvent[]): void {
-  const { e, h } = record;
-  for (let k = Math.max(0, from - first); k < e.length; k++) {
-    const event = e[k] as EventBody & { seq?: number; prev?: string; hash?: string };
-    event.seq = first + k;
-    event.prev = k === 0 ? record.p : h[k - 1]!;
-    event.hash = h[k]!;
-    out.push(event as JournalEvent);
-  }
+  return { ...encodeLean(events), s: status };
 }
 
 /** The head of a run whose last record is `record`, keyed by `first`. */
 export function headOf(record: JournalRecord, first: number): { seq: number; hash: string; at: number; status: RunStatus } {
   const last = record.e.length - 1;
   return { seq: first + last, hash: record.h[last]!, at: record.e[last]!.at, status: record.s };
+}
+
+/**
+ * The run's record after an append its rules took (`sealed`: what
+ * planAppend returned), or undefined when the append leaves it as it is. A
+ * seal (run.moved) ends the run's ownership here, and its lease with it; an
+ * operator's append (no lease) keeps the record exact for listing; an append
+ * under the lease leaves it as it is (the journal's tail is the truth).
+ */
+export function recordAfter(run: RunRecord, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus, sealed: Custody | undefined): RunRecord | undefined {
+  const last = events[events.length - 1]!;
+  if (sealed !== undefined) {
+    const { lease: _gone, ...rest } = run;
+    return { ...rest, status, seq: last.seq, updatedAt: last.at, custody: sealed };
+  }
+  return guard.lease === undefined ? { ...run, status, seq: last.seq, updatedAt: last.at } : undefined;
 }

@@ -14,41 +14,43 @@
  * Nothing touches `indexedDB` at import time; the database opens on first use.
  */
 import { openDB, unwrap, type IDBPDatabase, type IDBPTransaction } from "idb";
+import type {
+  Clock,
+  JournalEvent,
+  LeaseView,
+  RunId,
+  RunStatus,
+  RunSummary,
+  Store,
+} from "../../src/index.js";
+import { sha256HexSync } from "../../src/json/index.js";
+import type { RunCreated } from "../../src/journal/index.js";
 import {
   checkBatch,
   checkFirst,
-  checkLease,
   checkOwned,
-  checkSeal,
   leaseAcquire,
   leaseRelease,
   leaseRenew,
   leaseView,
-  listedAfter,
-  sha256HexSync,
   StoreError,
   systemClock,
   taskTitle,
   type AppendGuard,
   type ArtifactRef,
-  type Clock,
   type Custody,
   type ImportGuard,
-  type JournalEvent,
   type Lease,
-  type LeaseView,
-  type RunCreated,
   type RunFilter,
-  type RunId,
-  type RunStatus,
-  type RunSummary,
   type Snapshot,
-  type Store,
-} from "../../src/index.js";
-import { checkImport, custodyAfterImport, tokensAfter } from "../../src/store/copies.js";
+} from "../../src/store/index.js";
+import { abandoned, planImport } from "../../src/store/copies.js";
+import { listing, planAppend } from "../../src/store/engine.js";
+import { decodeLean } from "../../src/store/lean.js";
 import { appender } from "./appender.js";
 import { errorName, translate } from "./errors.js";
-import { DB_VERSION, decodeRecord, encodeRecord, headOf, upgrade, type IsoagentDB, type JournalRecord, type RunRecord } from "./schema.js";
+import { isStoreError } from "../../src/store/errors.js";
+import { DB_VERSION, encodeRecord, headOf, recordAfter, upgrade, type IsoagentDB, type JournalRecord, type RunRecord } from "./schema.js";
 
 /** How many runs' heads a store remembers for its appends. */
 const KNOWN_RUNS = 4096;
@@ -165,15 +167,11 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     const tx = d.transaction(["runs", "journal"], "readwrite", { durability });
     // Only IndexedDB's own requests are awaited inside the transaction.
     const [run, head] = await Promise.all([tx.objectStore("runs").get(runId), tailOf(tx, runId)]);
-    let sealed: Custody | undefined;
+    let next: RunRecord | undefined;
     try {
       if (run === undefined || head === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
       remember(runId, head);
-      // A copy owned elsewhere takes no write (isoagent/move).
-      checkOwned(runId, run.custody);
-      checkLease(runId, guard, run.lease, clock.now());
-      checkBatch(runId, events, guard, head);
-      sealed = checkSeal(runId, events, run.tokens);
+      next = recordAfter(run, events, guard, status, planAppend(runId, { custody: run.custody, lease: run.lease, tokens: run.tokens, head }, events, guard, clock.now()));
     } catch (refusal) {
       tx.abort();
       await tx.done.catch(() => {});
@@ -181,11 +179,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
     }
     const last = events[events.length - 1]!;
     void tx.objectStore("journal").add(encodeRecord(events, status), [runId, events[0]!.seq]);
-    if (sealed !== undefined) {
-      // A seal (run.moved) ends the run's ownership here, and its lease with it, in this transaction.
-      const { lease: _gone, ...rest } = run;
-      void tx.objectStore("runs").put({ ...rest, status, seq: last.seq, updatedAt: last.at, custody: sealed });
-    } else if (guard.lease === undefined) void tx.objectStore("runs").put({ ...run, status, seq: last.seq, updatedAt: last.at });
+    if (next !== undefined) void tx.objectStore("runs").put(next);
     await tx.done;
     remember(runId, last);
     return { seq: last.seq, hash: last.hash };
@@ -268,8 +262,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
             trusted = false;
           }
         }
-        if (trusted) {
-          const r = await writer.append({ runId, events, guard, status });
+        if (trusted && head !== undefined) {
+          const r = await writer.append({ runId, events, guard, status, head });
           if (r.kind === "refused") throw r.error;
           if (r.kind === "written") {
             const last = events[events.length - 1]!;
@@ -280,7 +274,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         }
         return await appendCarefully(runId, events, guard, status);
       } catch (e) {
-        if (closed !== undefined && !(e instanceof StoreError)) throw new StoreError("STORE_CLOSED", closed, { cause: e });
+        if (closed !== undefined && !isStoreError(e)) throw new StoreError("STORE_CLOSED", closed, { cause: e });
         return translate(e, `appending to run ${runId}`);
       }
     },
@@ -294,12 +288,11 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         let next: RunRecord;
         const last = events[events.length - 1]!;
         try {
-          checkImport(runId, run === undefined ? undefined : { custody: run.custody, seq: head?.seq ?? 0, hash: head?.hash ?? "" }, events, guard.expectedSeq);
-          const custody = custodyAfterImport(run?.custody, events, guard.role, guard.here, clock.now());
+          const { custody, tokens } = planImport(runId, run === undefined ? undefined : { custody: run.custody, head: { seq: head?.seq ?? 0, hash: head?.hash ?? "" }, tokens: run.tokens }, events, guard, clock.now());
           const first = events[0]!;
           const base: RunRecord = run ?? { runId, status: guard.status, createdAt: first.at, updatedAt: 0, seq: 0, tokens: 0, ...(first.type === "run.created" ? { title: taskTitle(first.task) } : {}) };
           const { custody: _c, ...rest } = base;
-          next = { ...rest, seq: last.seq, status: guard.status, updatedAt: last.at, tokens: tokensAfter(base.tokens, events), ...(custody === undefined ? {} : { custody }) };
+          next = { ...rest, seq: last.seq, status: guard.status, updatedAt: last.at, tokens, ...(custody === undefined ? {} : { custody }) };
         } catch (refusal) {
           tx.abort();
           await tx.done.catch(() => {});
@@ -332,13 +325,13 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
       try {
         const tx = d.transaction("runs", "readwrite", { durability });
         const run = await tx.store.get(runId);
-        if (run === undefined || run.custody?.role !== "in_transit") {
+        const custody = abandoned(run?.custody);
+        if (run === undefined || custody === undefined) {
           await tx.done;
           if (run === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
           return false;
         }
-        const next: RunRecord = { ...run, custody: { role: "mirror", received: run.custody.received } };
-        void tx.store.put(next);
+        void tx.store.put({ ...run, custody } satisfies RunRecord);
         await tx.done;
         return true;
       } catch (e) {
@@ -360,7 +353,7 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         const rows: JournalRecord[] = await journal.getAll(IDBKeyRange.bound([runId, first], [runId, Number.MAX_SAFE_INTEGER]));
         const out: JournalEvent[] = [];
         for (const row of rows) {
-          decodeRecord(row, first, from, out);
+          decodeLean(row, first, from, out);
           first += row.e.length;
         }
         const last = rows[rows.length - 1];
@@ -446,14 +439,8 @@ export function idbStore(options: IdbStoreOptions = {}): IdbStore {
         const runs = await tx.objectStore("runs").getAll();
         // A run whose record keeps a lease may have appended since the
         // record was written: its journal's tail says where it is.
-        const tails = await Promise.all(runs.map((r) => (r.lease === undefined ? undefined : tailOf(tx, r.runId))));
-        const out: RunSummary[] = [];
-        runs.forEach((r, k) => {
-          const s = summary(r, tails[k]);
-          if ((filter.status === undefined || filter.status.includes(s.status)) && listedAfter(s, filter.before)) out.push(s);
-        });
-        out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
-        return filter.limit === undefined ? out : out.slice(0, filter.limit);
+        const tails = await Promise.all(runs.map((r) => (r.lease === undefined ? Promise.resolve(undefined) : tailOf(tx, r.runId))));
+        return listing(runs.map((r, k) => summary(r, tails[k])), filter);
       } catch (e) {
         return translate(e, "listing runs");
       }

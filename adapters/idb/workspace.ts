@@ -5,13 +5,14 @@
  * changes and its receipt, or nothing.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
-import type { Workspace, WorkspaceFile } from "../../src/toolkit/index.js";
+import type { Workspace, WorkspaceFile } from "../../src/workspace.js";
 
 interface WorkspaceDB extends DBSchema {
   files: { key: string; value: { path: string; size: number; bytes: Uint8Array } };
   receipts: { key: string; value: { key: string; result: string } };
 }
 
+/** The IndexedDB database `idbWorkspace` keeps its files in, and how durable a commit is. */
 export interface IdbWorkspaceOptions {
   /** The database's name. Default "isoagent-workspace". */
   readonly name?: string;

@@ -4,6 +4,10 @@
  * MCP client. Kept out of the isomorphic core (it spawns processes): the
  * platform check excludes this entry, and says so.
  *
+ * The SDK (@modelcontextprotocol/client, an optional peer dependency) is
+ * imported with the first message; not installed, that message fails with
+ * PEER_MISSING, naming the package and the supported range.
+ *
  * The SDK reads each line with `JSON.parse` before isoagent sees it, so a
  * repeated key in a server's message is collapsed there rather than refused
  * (over Streamable HTTP isoagent reads the bytes itself, through its strict
@@ -11,10 +15,12 @@
  *
  * @module
  */
-import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/client/stdio";
-import type { JsonValue } from "../../src/index.js";
+import type { StdioClientTransport, StdioServerParameters } from "@modelcontextprotocol/client/stdio";
+import { isIsoagentError, type JsonValue } from "../../src/index.js";
 import { connectMcp, McpError, toMessage, type McpConnection, type McpConnectOptions, type McpTransport } from "../../src/mcp/index.js";
+import { importPeer } from "../../src/peers.js";
 
+/** How the server's process is started (command, arguments, environment, working directory): the MCP SDK's type, re-exported so a caller can name it. */
 export type { StdioServerParameters };
 
 /**
@@ -27,36 +33,44 @@ export type { StdioServerParameters };
  * ```
  */
 export function stdioTransport(params: StdioServerParameters): McpTransport {
-  const sdk = new StdioClientTransport(params);
-  let started: Promise<void> | undefined;
+  let sdk: StdioClientTransport | undefined;
+  let started: Promise<StdioClientTransport> | undefined;
   let closed = false;
   const transport: McpTransport = {
     answersInline: false,
     async send(message) {
       if (closed) throw new McpError("MCP_CLOSED", "the MCP server's process is closed");
       try {
-        await (started ??= sdk.start());
-        await sdk.send(message as never);
+        const s = await (started ??= open());
+        await s.send(message as never);
       } catch (e) {
+        if (isIsoagentError(e, "PEER_MISSING")) throw e;
         throw new McpError("MCP_CONNECT_FAILED", `could not talk to the MCP server process (${params.command})`, { cause: e });
       }
     },
     async close() {
       if (closed) return;
       closed = true;
-      await sdk.close();
+      await sdk?.close();
     },
   };
-  sdk.onmessage = (m) => {
-    const checked = toMessage(m as unknown as JsonValue);
-    if (typeof checked === "string") transport.onerror?.(new McpError("MCP_PROTOCOL_ERROR", `the MCP server process sent ${checked}`));
-    else transport.onmessage?.(checked, undefined);
-  };
-  sdk.onerror = (e) => transport.onerror?.(e);
-  sdk.onclose = () => {
-    closed = true;
-    transport.onclose?.();
-  };
+  // The SDK is imported once, with the first message.
+  async function open(): Promise<StdioClientTransport> {
+    const { StdioClientTransport } = await importPeer("@modelcontextprotocol/client", "isoagent/mcp/stdio", () => import("@modelcontextprotocol/client/stdio"));
+    const s = (sdk = new StdioClientTransport(params));
+    s.onmessage = (m) => {
+      const checked = toMessage(m as unknown as JsonValue);
+      if (typeof checked === "string") transport.onerror?.(new McpError("MCP_PROTOCOL_ERROR", `the MCP server process sent ${checked}`));
+      else transport.onmessage?.(checked, undefined);
+    };
+    s.onerror = (e) => transport.onerror?.(e);
+    s.onclose = () => {
+      closed = true;
+      transport.onclose?.();
+    };
+    await s.start();
+    return s;
+  }
   return transport;
 }
 

@@ -12,7 +12,8 @@
 import { openDB } from "idb";
 import { idbStore } from "../../adapters/idb/index.js";
 import { encodeRecord } from "../../adapters/idb/schema.js";
-import { call, calls, createDriver, defineTool, final, parseRunId, scriptedAgent, seal, strictObject, type JournalEvent, type RunCreated, type SideEffect, type Tool, type UnsealedEvent } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, parseRunId, scriptedAgent, strictObject, type JournalEvent, type SideEffect, type Tool } from "../../src/index.js";
+import { seal, type RunCreated, type UnsealedEvent } from "../../src/journal/index.js";
 
 declare global {
   interface Window {

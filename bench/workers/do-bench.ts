@@ -10,7 +10,7 @@
  * Worker over the same hop. Each answer counts the journal writes (appends)
  * and the confirmations (a sync, or a gated message) the run made.
  */
-import { defineRunObject, durableObjectStore, RunIndex, runObject, unwire, type WorkerEnv } from "../../adapters/durable-object/index.js";
+import { runObjectClass, durableObjectStore, RunIndex, runObject, unwire, type WorkerEnv } from "../../adapters/durable-object/index.js";
 import type { RunSql } from "../../adapters/durable-object/sql.js";
 import {
   call,
@@ -19,16 +19,14 @@ import {
   defineTool,
   final,
   scriptedAgent,
-  seal,
   strictObject,
   type JournalEvent,
-  type RunCreated,
   type RunId,
   type SideEffect,
   type Store,
   type Tool,
-  type UnsealedEvent,
 } from "../../src/index.js";
+import { seal, type RunCreated, type UnsealedEvent } from "../../src/journal/index.js";
 
 type Durability = "sync" | "output-gate";
 interface BenchTask {
@@ -90,7 +88,7 @@ function stepBatch(runId: string, step: number, head: { seq: number; hash: strin
 }
 
 const task = (hc: { task: unknown }) => hc.task as BenchTask;
-const Base = defineRunObject<WorkerEnv>({
+const Base = runObjectClass<WorkerEnv>({
   agent: (hc) => agentFor(task(hc).steps),
   tools: (hc) => toolsFor(hc.env, task(hc).durability, task(hc).sideEffect),
   durability: (hc) => task(hc).durability,

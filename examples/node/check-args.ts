@@ -8,7 +8,8 @@
  * (The durable driver, the stores and the Worker arrive with their issues;
  * this demo then becomes the run loop's.)
  */
-import { checkArgs, compileTool, isIsoagentError, type ToolSpec } from "../../src/index.js";
+import { isIsoagentError, type ToolSpec } from "../../src/index.js";
+import { checkArgs, compileTool } from "../../src/tools/index.js";
 import { readFile, writeFile } from "../tools.js";
 
 const line = (s = ""): void => console.log(s);

@@ -15,7 +15,9 @@
  *    by its idempotency key and records its result.
  */
 import { createInterface } from "node:readline/promises";
-import { call, calls, createDriver, Crash, final, memoryStore, scriptedAgent, sequentialIds, verifyChain, type JournalEvent, type Store, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JournalEvent, type Store, type Tool } from "../../src/index.js";
+import { verifyChain } from "../../src/journal/index.js";
+import { Crash, sequentialIds } from "../../src/testkit/index.js";
 import { memoryWorkspace, workspaceTools } from "../../src/toolkit/index.js";
 
 const yes = process.argv.includes("--yes") || !process.stdin.isTTY;

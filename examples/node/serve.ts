@@ -26,10 +26,20 @@ const exporter = collector === undefined ? undefined : otlpExporter({ ...collect
 const exporting = exporter === undefined ? undefined : setInterval(() => void exporter.flush(store), 10_000);
 const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [token] });
 
-const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) => {
+// Said once the server listens; a failure to make the login link ends the process, with why.
+const listening = async (info: { port: number }): Promise<void> => {
+  // The console's link carries a one-time login code (a minute, used once), never the token a browser would keep in its history.
+  const minted = await app.request("/login/code", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  const { code } = (await minted.json()) as { code: string };
   console.log(`isoagent's API and console in Node at http://127.0.0.1:${info.port}/`);
-  console.log(`  console:  http://127.0.0.1:${info.port}/login#token=${token}`);
+  console.log(`  console:  http://127.0.0.1:${info.port}/login#code=${code} (logs in once, within a minute)`);
   console.log(`  API:      curl -H "Authorization: Bearer ${token}" http://127.0.0.1:${info.port}/runs`);
+};
+const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) => {
+  listening(info).catch((e: unknown) => {
+    console.error("could not make the console's login link:", e);
+    process.exit(1);
+  });
 });
 const stop = (): void => {
   clearInterval(exporting);

@@ -10,10 +10,9 @@
  * by a scripted agent that lists the notes n times, then ends: the runs
  * `npm run bench -- scale-do` starts by the thousand.
  */
-import { defineRunObject, RunIndex, workerApp, type WorkerEnv } from "../../adapters/durable-object/index.js";
+import type { WorkerEnv } from "../../adapters/durable-object/index.js";
 import { call, calls, final, scriptedAgent, type Agent, type JsonValue } from "../../src/index.js";
 import { mcpRunsServer } from "../../src/mcp/index.js";
-import { otlpEnv } from "../../src/otel/index.js";
 import { agentFor, modelFromEnv } from "../model.js";
 import { demoAgent } from "../notes-agent.js";
 import { mcpReconcile, mcpTaskAgent, mcpToolSet, type McpEnv } from "./mcp.js";
@@ -42,20 +41,33 @@ function stepsTaskAgent(task: JsonValue): Agent | undefined {
   return scriptedAgent((view) => (view.step <= n ? calls(call("list_files", { path: "notes" })) : final({ steps: n })));
 }
 
-export const RunObject = defineRunObject<Env>({
-  agent: ({ env, task }) => {
-    const model = modelFromEnv(env as unknown as Record<string, string | undefined>);
-    return stepsTaskAgent(task) ?? mcpTaskAgent(task) ?? (model === undefined ? demoAgent() : agentFor(model));
-  },
+/** The run's agent: a task's scripted one (`{ "steps": n }`, an MCP task), else the model the env names, else the demo agent. */
+function agentOf(env: Env, task: JsonValue): Agent {
+  const model = modelFromEnv(env as unknown as Record<string, string | undefined>);
+  return stepsTaskAgent(task) ?? mcpTaskAgent(task) ?? (model === undefined ? demoAgent() : agentFor(model));
+}
+
+// DOCS: begin
+import { otlpEnv } from "../../src/otel/index.js";
+
+// OTEL_EXPORTER_OTLP_ENDPOINT (a var) and OTEL_EXPORTER_OTLP_HEADERS (a secret: "x-honeycomb-team=..."); neither: no export
+const otel = ({ env }: { env: Env }) => otlpEnv(env);
+// or: ({ env }) => ({ endpoint: env.COLLECTOR_URL, headers: { authorization: `Bearer ${env.COLLECTOR_KEY}` } })
+// DOCS: end
+
+// DOCS: begin
+// The Worker's entry (examples/worker/index.ts, which wrangler.toml deploys; its Env extends WorkerEnv)
+import { runObjectClass, RunIndex, workerApp } from "../../adapters/durable-object/index.js";
+
+export const RunObject = runObjectClass<Env>({
+  agent: ({ env, task }) => agentOf(env, task),
   tools: async ({ env, storage }) => [...demoTools(storage).tools, ...((await mcpToolSet(env, storage))?.tools ?? [])],
   reconcile: ({ env, storage }) => mcpReconcile(env, storage, demoTools(storage).reconcile),
-  // The run's files go with it when it moves (isoagent/move).
-  workspace: ({ storage }) => sqlWorkspace(storage, { seed: SEED }),
-  // Spans to the collector the env names, if any; none otherwise.
-  otel: ({ env }) => otlpEnv(env),
+  workspace: ({ storage }) => sqlWorkspace(storage, { seed: SEED }), // the run's files, which move with it (isoagent/move)
+  otel,                                                              // its spans, to a collector (docs/otel.md)
 });
 export { RunIndex };
-
 export default {
   fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await serveApp(request, env)) ?? workerApp(env, { mcp: (backend) => mcpRunsServer(backend) }).fetch(request, env, ctx),
 };
+// DOCS: end

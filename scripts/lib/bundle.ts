@@ -8,6 +8,14 @@ import { gzipSync } from "node:zlib";
 /** The package's entry points (subpath exports), by output name. */
 export const ENTRY_POINTS: Record<string, string> = {
   index: "src/index.ts",
+  // The core's areas whole, for those who build beside the root's selection.
+  driver: "src/driver/index.ts",
+  tools: "src/tools/index.ts",
+  schema: "src/schema/index.ts",
+  json: "src/json/index.ts",
+  journal: "src/journal/index.ts",
+  store: "src/store/index.ts",
+  policy: "src/policy/index.ts",
   testkit: "src/testkit/index.ts",
   http: "src/http/index.ts",
   "agents/openai": "src/agents/openai/index.ts",
@@ -17,6 +25,7 @@ export const ENTRY_POINTS: Record<string, string> = {
   otel: "src/otel/index.ts",
   "toolkit/bash": "src/toolkit/bash/index.ts",
   "toolkit/bash/zlib-stub": "src/toolkit/bash/zlib-stub.ts",
+  "toolkit/bash/interpreter": "src/toolkit/bash/interpreter.ts",
   "toolkit/web-search": "src/toolkit/search/index.ts",
   mcp: "src/mcp/index.ts",
   move: "src/move/index.ts",
@@ -49,6 +58,7 @@ export interface NeutralOptions {
  */
 export const NEUTRAL_OPTIONS: Record<string, NeutralOptions> = {
   "toolkit/bash": { build: { conditions: ["browser"], ...NO_ZLIB }, allowedStrings: ['reason: "eval() allows arbitrary code execution"'] },
+  "toolkit/bash/interpreter": { build: { conditions: ["browser"], ...NO_ZLIB }, allowedStrings: ['reason: "eval() allows arbitrary code execution"'] },
 };
 
 /**
@@ -58,16 +68,28 @@ export const NEUTRAL_OPTIONS: Record<string, NeutralOptions> = {
  */
 export const NODE_ONLY_ENTRY_POINTS: Record<string, string> = {
   "mcp/stdio": "adapters/mcp-stdio/index.ts",
+  "toolkit/bash/node": "adapters/bash-node/index.ts",
 };
 
 /** Adapters' entry points, by the platform they run on, bundled beside the core (they may use their platform). */
 export const ADAPTER_ENTRY_POINTS: Partial<Record<Platform, Record<string, string>>> = {
-  browser: { idb: "adapters/idb/index.ts" },
+  browser: { idb: "adapters/idb/index.ts", "toolkit/bash/web": "adapters/bash-web/index.ts" },
   workers: { "durable-object": "adapters/durable-object/index.ts" },
   node: NODE_ONLY_ENTRY_POINTS,
 };
 
 export type Platform = "browser" | "workers" | "node";
+
+/**
+ * Entries whose source differs by platform (the same subpath): in Node and
+ * in browsers isoagent/toolkit/bash runs its interpreter in a thread of its
+ * own by default, whose module is toolkit/bash-worker beside it. Workers
+ * keep the core's entry (no threads: the limits derived from the timeout).
+ */
+export const PLATFORM_ENTRY_POINTS: Partial<Record<Platform, Record<string, string>>> = {
+  node: { "toolkit/bash": "adapters/bash-node/entry.ts", "toolkit/bash-worker": "adapters/bash-node/thread.ts" },
+  browser: { "toolkit/bash": "adapters/bash-web/entry.ts", "toolkit/bash-worker": "adapters/bash-web/thread.ts" },
+};
 
 /** How each platform resolves packages: the export conditions it matches. */
 export const PLATFORM_OPTIONS: Record<Platform, BuildOptions> = {
@@ -79,7 +101,7 @@ export const PLATFORM_OPTIONS: Record<Platform, BuildOptions> = {
 /** Builds the package bundles for one platform into `dist/<platform>/` (dependencies stay imports). */
 export async function buildPlatform(platform: Platform): Promise<void> {
   await build({
-    entryPoints: { ...ENTRY_POINTS, ...ADAPTER_ENTRY_POINTS[platform] },
+    entryPoints: { ...ENTRY_POINTS, ...ADAPTER_ENTRY_POINTS[platform], ...PLATFORM_ENTRY_POINTS[platform] },
     outdir: `dist/${platform}`,
     bundle: true,
     splitting: true,

@@ -5,7 +5,8 @@
  */
 import { IsoagentError } from "../errors.js";
 import type { JsonValue } from "../json/index.js";
-import type { AnswerInfo, TranscriptItem } from "../journal/index.js";
+import type { TranscriptItem } from "../journal/index.js";
+import type { AgentDecision } from "../journal/proposed.js";
 import type { JsonSchema } from "../schema/index.js";
 import type { ToolPrompt } from "../tools/index.js";
 import type { AbortSignalLike } from "../web.js";
@@ -30,21 +31,7 @@ export interface AgentView {
   readonly step: number;
 }
 
-/** A call an agent asks for; `args` is the raw argument text, `callId` the provider's id when it has one. */
-export interface ProposedCall {
-  readonly name: string;
-  readonly args: string;
-  readonly callId?: string | undefined;
-}
-
-/**
- * What an agent answers: calls to make, or the final output. A model agent
- * also says who answered and what it cost (`answer`: provider, model, finish
- * reason, token usage), which the driver journals with the decision.
- */
-export type AgentDecision =
-  | { readonly kind: "calls"; readonly calls: readonly ProposedCall[]; readonly text?: string | undefined; readonly answer?: AnswerInfo | undefined }
-  | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string | undefined; readonly answer?: AnswerInfo | undefined };
+export type { AgentDecision, ProposedCall } from "../journal/proposed.js";
 
 /**
  * What a streaming agent reports while it decides: text as it arrives, a
@@ -64,6 +51,7 @@ export interface AgentContext {
   readonly onProgress?: ((progress: AgentProgress) => void) | undefined;
 }
 
+/** What decides each step: given the run's view (task, tools, transcript), it answers calls to make or the final output. Model adapters implement it. */
 export interface Agent {
   decide(view: AgentView, context: AgentContext): Promise<AgentDecision>;
 }

@@ -19,26 +19,11 @@ import type { JsonValue } from "../json/index.js";
 import type { AnswerInfo, Observation, RunState, TranscriptItem } from "../journal/index.js";
 import { encodeUtf8, type AbortSignalLike } from "../web.js";
 import type { DriverContext } from "./context.js";
-import { toAnswer } from "./gate.js";
-import { isCrash } from "./types.js";
+import { toAnswer } from "../call/gate.js";
+import { isCrash } from "../call/crash.js";
+import type { ContextOptions, ContextStrategy } from "./context-options.js";
 
-/** How a transcript is compacted. */
-export type ContextStrategy =
-  | { readonly kind: "trim"; readonly keepRecent: number }
-  | { readonly kind: "summarize"; readonly keepRecent: number; readonly agent: Agent | undefined; readonly instructions: string };
-
-/** The driver's context management. */
-export interface ContextOptions {
-  /**
-   * The most tokens a request may carry (the transcript, the tools, the
-   * instructions), by the estimate: the last answer's input tokens (exact,
-   * from the journal) plus about one token per four characters since. A
-   * compaction brings it down to 60% of this.
-   */
-  readonly budgetTokens: number;
-  /** Default: {@link trimContext}(). */
-  readonly strategy?: ContextStrategy;
-}
+export type { ContextOptions, ContextStrategy } from "./context-options.js";
 
 /**
  * The deterministic trimmer: old outputs become notices naming their
@@ -63,6 +48,7 @@ function checkKeep(k: number | undefined): number {
   return v;
 }
 
+/** What the summarizing model is told, unless `instructions` says otherwise: a summary the agent can continue from, names and hashes kept exactly. */
 export const SUMMARY_INSTRUCTIONS =
   "Summarize the steps below of an agent's work on the task, for the agent itself to continue from: what was done, what was found, what failed, and what is left. Keep names, paths, numbers and artifact hashes exactly. Answer with the summary alone.";
 

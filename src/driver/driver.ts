@@ -1,16 +1,18 @@
 import { systemClock } from "../clock.js";
 import { randomIds, type ApprovalId, type RunId } from "../ids.js";
 import { cloneJson, type JsonValue } from "../json/index.js";
-import { journalNames, seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
+import { JOURNAL_VERSION, journalNames, seal, type JournalEvent, type Limits, type RunCreated, type RunState } from "../journal/index.js";
 import { allowAll } from "../policy/index.js";
 import { memoryStore, type LeaseView, type RunFilter, type RunSummary } from "../store/index.js";
 import { compileTools, type Tool } from "../tools/index.js";
 import { randomUuid, type AbortSignalLike } from "../web.js";
-import { shapeChecker, shapeHash, type DriverContext, type ToolEntry } from "./context.js";
-import { loadState } from "./load.js";
+import { shapeHash } from "../tools/shape.js";
+import { shapeChecker, type DriverContext, type ToolEntry } from "./context.js";
+import { loadState } from "../store/load.js";
 import { approve, cancel, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
 import { ProgressBoard, type StepProgress } from "./progress.js";
-import { redactor } from "./redact.js";
+import { clean } from "../call/hygiene.js";
+import { redactor } from "../call/redact.js";
 import { outcomeOf } from "./outcome.js";
 import { Session } from "./session.js";
 import type { ContextOptions } from "./compaction.js";
@@ -96,7 +98,7 @@ function checkContext(c: ContextOptions | undefined): ContextOptions | undefined
 }
 
 /**
- * Creates a driver. Every tool is checked as {@link compileTool} checks it
+ * Creates a driver. Every tool is checked as `compileTool` (isoagent/tools) checks it
  * (the same errors), a name used twice is refused, and a tool whose
  * permission is deny is never offered to the agent.
  *
@@ -143,7 +145,8 @@ export function createDriver(options: DriverOptions): Driver {
       }
     }
   };
-  const exposed = offered.map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
+  // The description is model-facing text: cleaned (the shape hash keeps the tool's own, so cleaning never reads as a change).
+  const exposed = offered.map((c) => ({ name: c.name, description: clean(c.description), inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
   const ctx: DriverContext = {
     store: options.store ?? memoryStore({ clock }),
     agent: options.agent,
@@ -152,6 +155,10 @@ export function createDriver(options: DriverOptions): Driver {
     clock,
     limits,
     reconcile: options.reconcile,
+    recovery: {
+      maxInterruptions: positive("recovery.maxInterruptions", options.recovery?.maxInterruptions, 2, " (0: no limit)"),
+      maxResumesWithoutProgress: positive("recovery.maxResumesWithoutProgress", options.recovery?.maxResumesWithoutProgress, 3, " (0: no limit)"),
+    },
     redact: redactor(options.secrets ?? []),
     owner: options.owner ?? `driver_${randomUuid()}`,
     leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, 30_000) || 30_000,
@@ -192,7 +199,7 @@ export function createDriver(options: DriverOptions): Driver {
         throw new DriverError("DRIVER_INVALID", `the task must be JSON: ${e instanceof Error ? e.message : "unknown"}`);
       }
       const runId = opts.runId ?? ids.runId();
-      const first = seal({ v: 2, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
+      const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
       await ctx.store.createRun(first);
       notify(runId, "append", true);
       return runId;

@@ -8,9 +8,10 @@ import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import { apply, JOURNAL_VERSION, sealAll, TERMINAL_STATUSES, type ApprovalState, type Resolution, type RunState, type UnsealedEvent } from "../journal/index.js";
 import { isIsoagentError } from "../errors.js";
-import { shapeHash, type DriverContext } from "./context.js";
-import { loadState } from "./load.js";
-import { observeContent, operatorDeniedObservation } from "./observations.js";
+import { shapeHash } from "../tools/shape.js";
+import type { DriverContext } from "./context.js";
+import { loadState } from "../store/load.js";
+import { observeContent, operatorDeniedObservation } from "../call/observations.js";
 import { settled } from "./recovery.js";
 import { DriverError } from "./types.js";
 
@@ -47,7 +48,7 @@ function pendingApproval(state: RunState, approvalId: ApprovalId, requestHash: s
   if (TERMINAL_STATUSES.has(state.status)) throw new DriverError("RUN_NOT_ACTIVE", `run ${state.runId} is ${state.status}`);
   const a = state.approvals[approvalId];
   if (a === undefined) throw new DriverError("APPROVAL_NOT_FOUND", `run ${state.runId} has no approval request ${approvalId}`);
-  if (a.status === "voided") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} is void: the call was decided again under a changed policy, and asked anew`);
+  if (a.status === "voided") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} is void: the call was decided again, and asked anew`);
   if (a.status !== "pending") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} was already answered (${a.status} by ${a.by ?? "?"})`);
   if (requestHash !== a.requestHash) {
     throw new DriverError("APPROVAL_HASH_MISMATCH", `the answer quotes request ${String(requestHash).slice(0, 12)}…, but approval ${approvalId} of run ${state.runId} is for request ${a.requestHash.slice(0, 12)}…`);

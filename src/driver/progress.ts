@@ -5,16 +5,10 @@
  * the console), never journaled.
  */
 import type { AgentProgress } from "../agents/index.js";
+import type { CallProgress, CallProgressSink } from "../call/context.js";
 import type { CallId, RunId } from "../ids.js";
 
-/** A running call's latest progress report. */
-export interface CallProgress {
-  readonly callId: CallId;
-  readonly tool: string;
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
-}
+export type { CallProgress } from "../call/context.js";
 
 /** A running tool's progress, as the driver's `onProgress` hears it. */
 export interface ToolProgressReport extends CallProgress {
@@ -43,7 +37,7 @@ interface Entry {
   version: number;
 }
 
-export class ProgressBoard {
+export class ProgressBoard implements CallProgressSink {
   private readonly runs = new Map<RunId, Entry>();
   private version = 0;
 

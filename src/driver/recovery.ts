@@ -5,13 +5,20 @@
  * fail-closed (a throw, nothing, or anything that is not a reconciliation
  * asks the operator, with the fault in the operator's reason), and by
  * default to the operator as an `interrupted_side_effect` approval that
- * carries the call's idempotency key.
+ * carries the call's idempotency key and how its last attempt ended.
+ *
+ * Bounded (issue 26): a call interrupted `recovery.maxInterruptions` times
+ * is not run again by the runtime. Its re-run (read_only) or a hook's
+ * run_again becomes the operator's ask, so that a call that crashes its
+ * driver every time is not paid for on every resume. A call's `attempt`
+ * counts its interruptions: every attempt of a call found started was
+ * interrupted.
  */
-import type { CallState } from "../journal/index.js";
+import type { CallState, Interruption } from "../journal/index.js";
 import type { Reconciliation } from "../tools/index.js";
-import type { Gate } from "./gate.js";
+import type { Gate } from "../call/gate.js";
 import { idempotencyKey } from "./keys.js";
-import { markUnknownObservation, observeContent, recordedFailureObservation } from "./observations.js";
+import { markUnknownObservation, observeContent, recordedFailureObservation } from "../call/observations.js";
 import type { DriverContext, ToolEntry } from "./context.js";
 import { isCrash } from "./types.js";
 
@@ -43,8 +50,15 @@ export interface RecoveryHost {
   runId(): string;
   /** Seals and applies an event. */
   event(type: "call.reconciled", fields: Record<string, unknown>): void;
+  /** How the drive before this one ended, as the lease this one took over tells. */
+  readonly ended: Pick<Interruption, "cause" | "holder" | "expiresAt">;
   /** Throws when the lease was lost meanwhile. */
   checkLease(): void;
+}
+
+/** Operator-facing: how the last attempt ended. */
+function lastTime(i: Interruption): string {
+  return i.cause === "released" ? "Last time its driver let the run go without recording an outcome." : `Last time ${i.holder} stopped without releasing the run, and its lease ${i.cause === "lease_expired" ? "expired" : "was taken over"}.`;
 }
 
 /** Decides what becomes of an interrupted call, journaling the decision (or the operator's question). */
@@ -52,14 +66,23 @@ export async function recover(host: RecoveryHost, step: number, call: CallState)
   const { ctx, gate } = host;
   const entry = ctx.tools.get(call.name)!;
   const base = { step, callId: call.callId, attempt: call.attempt };
+  const max = ctx.recovery.maxInterruptions;
+  const over = max > 0 && call.attempt >= max;
+  const interrupted: Interruption = { ...host.ended, ...(call.startedAt === undefined ? {} : { startedAt: call.startedAt }), ...(over ? { limit: max } : {}) };
+  const limited = (more: string): string =>
+    `${call.name} was interrupted ${call.attempt} times (recovery.maxInterruptions): it runs again only when an operator says so${more}. ${lastTime(interrupted)}`;
+  let note: string | undefined;
   if (entry.compiled.sideEffect === "read_only") {
-    host.event("call.reconciled", { ...base, resolution: "run_again", by: "runtime" });
-    return;
+    if (!over) {
+      host.event("call.reconciled", { ...base, resolution: "run_again", by: "runtime" });
+      return;
+    }
+    note = limited("");
   }
   const args = gate.argsOf(call, entry);
   const key = call.idempotencyKey ?? idempotencyKey(host.runId() as never, step, call.callId);
-  let note: string | undefined;
-  if (ctx.reconcile !== undefined) {
+  if (ctx.reconcile !== undefined && note === undefined) {
+    let by = "hook";
     let answer: Reconciliation | { fault: string };
     try {
       answer = checkReconciliation(
@@ -78,13 +101,17 @@ export async function recover(host: RecoveryHost, step: number, call: CallState)
         return;
       }
       note = "the reconcile hook returned record_result without JSON content";
+    } else if (answer.action === "run_again" && over) {
+      // The hook may know better than the runtime, never better than the limit.
+      note = limited(", though the reconcile hook answered run_again");
+      by = "runtime";
     } else if (answer.action !== "ask_operator") {
       host.event("call.reconciled", { ...base, resolution: answer.action, by: "hook", ...settled(answer.action, call.name, "hook") });
       return;
     }
-    host.event("call.reconciled", { ...base, resolution: "ask_operator", by: "hook", ...(note === undefined ? {} : { reason: note }) });
+    host.event("call.reconciled", { ...base, resolution: "ask_operator", by, ...(note === undefined ? {} : { reason: note }) });
   }
-  gate.requestApproval("interrupted_side_effect", step, call, entry, args, gate.resourcesOf(entry, args), { idempotencyKey: key, ...(note === undefined ? {} : { note }) });
+  gate.requestApproval("interrupted_side_effect", step, call, entry, args, gate.resourcesOf(entry, args), { idempotencyKey: key, note, interrupted });
 }
 
 /** The observation a settled interruption records (none for run_again, which runs it again). */

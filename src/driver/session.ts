@@ -10,27 +10,28 @@
  * the session stops. A read_only call's outcome rides with the next
  * decision, so a read-only step costs one append.
  */
-import { AgentError, type AgentDecision } from "../agents/index.js";
-import { isIsoagentError } from "../errors.js";
+import type { AgentDecision, AgentError } from "../agents/index.js";
+import { IsoagentError, isIsoagentError } from "../errors.js";
 import type { RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
-import { apply, JournalError, pendingApprovals, reduce, seal, TERMINAL_STATUSES, verifyChain, type CallState, type JournalEvent, type RunState, type UnsealedEvent } from "../journal/index.js";
-import { STORE_FAILURE_CODES, StoreError, type Lease, type StoreErrorCode } from "../store/index.js";
+import { apply, JOURNAL_VERSION, pendingApprovals, reduce, seal, TERMINAL_STATUSES, verifyChain, type CallState, type Interruption, type JournalEvent, type RunState, type UnsealedEvent } from "../journal/index.js";
+import { STORE_FAILURE_CODES, type Lease, type StoreError, type StoreErrorCode } from "../store/index.js";
+import { isJournalError, JournalError } from "../journal/errors.js";
 import { after, newAbortController, type AbortSignalLike } from "../web.js";
 import type { DriverContext } from "./context.js";
-import { runTool } from "./execute.js";
-import { Gate, toDecision } from "./gate.js";
+import { runTool } from "../call/execute.js";
+import { Gate, toDecision } from "../call/gate.js";
 import { idempotencyKey } from "./keys.js";
 import { compact, estimate } from "./compaction.js";
-import { loadState } from "./load.js";
+import { loadState } from "../store/load.js";
 import { outcomeOf } from "./outcome.js";
 import { recover } from "./recovery.js";
 import { isCrash, type FaultPoint, type RunOutcome } from "./types.js";
 
 /** Thrown inside a session when its lease is gone: it must stop writing at once. */
-class LeaseLost extends Error {}
+const leaseLost = (): IsoagentError => new IsoagentError("LEASE_LOST", "");
 /** Thrown inside a session when the driver's own signal is aborted. */
-class Interrupted extends Error {}
+const signalled = (): IsoagentError => new IsoagentError("RUN_INTERRUPTED", "");
 
 export { idempotencyKey };
 
@@ -47,7 +48,15 @@ export class Session {
   private cancelRenewal: (() => void) | undefined;
   /** When the lease is next due for renewal, by the driver's clock. */
   private renewDue = 0;
+  /** When each call (or preview) in flight may end at the latest, by the driver's clock: the lease covers them (see {@link cover}). */
+  private readonly covers: number[] = [];
+  /** Until when the lease is held at least, by the driver's clock: when its last acquisition or renewal was asked for, plus the time to live asked. */
+  private heldUntil = 0;
   private readonly gate: Gate;
+  /** How the drive before this one ended, when it never released the run (the lease this one took over). */
+  private readonly lastEnd: Pick<Interruption, "cause" | "holder" | "expiresAt">;
+  /** Set while a takeover has not asked the model yet: what ran since the resume is written before it is asked. */
+  private recovering: boolean;
 
   private constructor(
     private readonly ctx: DriverContext,
@@ -58,17 +67,25 @@ export class Session {
     this.state = state;
     this.committed = { seq: state.seq, hash: state.hash };
     this.lastSnapshot = state.seq;
-    this.gate = new Gate({ ctx, state: () => this.state, push: (e) => this.push(e) });
+    this.gate = new Gate({ ctx, state: () => this.state, push: (e) => this.push(e), cover: (ms) => this.cover(ms) });
+    const took = lease.took;
+    this.recovering = took !== undefined;
+    // Taken over before it ran out (by the store's clock, when this lease was issued): its holder is known to have stopped.
+    this.lastEnd =
+      took === undefined ? { cause: "released" } : { cause: took.expiresAt > lease.expiresAt - ctx.leaseTtlMs ? "lease_broken" : "lease_expired", holder: took.holder, expiresAt: took.expiresAt };
   }
 
   /** Takes the run's lease and loads it; null when another driver holds the lease. */
   static async open(ctx: DriverContext, runId: RunId, signal: AbortSignalLike | undefined): Promise<Session | null> {
+    const asked = ctx.clock.now();
     const lease = await ctx.store.acquireLease(runId, ctx.owner, ctx.leaseTtlMs);
     if (lease === null) return null;
     try {
       const state = await loadState(ctx.store, runId);
       ctx.checkShapes(state);
-      return new Session(ctx, lease, state, signal);
+      const session = new Session(ctx, lease, state, signal);
+      session.heldUntil = asked + ctx.leaseTtlMs;
+      return session;
     } catch (e) {
       await ctx.store.releaseLease(lease);
       throw e;
@@ -84,8 +101,9 @@ export class Session {
     this.pending.push(sealed);
   }
 
-  private event<T extends UnsealedEvent["type"]>(type: T, fields: Omit<Extract<UnsealedEvent, { type: T }>, "type" | "v" | "at">): void {
-    this.push({ v: 2, at: this.ctx.clock.now(), type, ...fields } as unknown as UnsealedEvent);
+  /** Events of a v2 shape are stamped v2; those of a later shape, the version that has it. */
+  private event<T extends UnsealedEvent["type"]>(type: T, fields: Omit<Extract<UnsealedEvent, { type: T }>, "type" | "v" | "at">, v = 2): void {
+    this.push({ v, at: this.ctx.clock.now(), type, ...fields } as unknown as UnsealedEvent);
   }
 
   /**
@@ -97,7 +115,7 @@ export class Session {
   private async flush(): Promise<void> {
     if (this.pending.length > 0) await this.renewIfDue();
     for (let attempt = 0; this.pending.length > 0; attempt++) {
-      if (this.lost) throw new LeaseLost();
+      if (this.lost) throw leaseLost();
       try {
         const head = await this.ctx.store.append(this.state.runId, this.pending, { expectedSeq: this.committed.seq, lease: this.lease }, this.state.status);
         this.committed = head;
@@ -109,7 +127,7 @@ export class Session {
         if (isIsoagentError(e, "LEASE_NOT_HELD")) {
           this.lost = true;
           this.pending = [];
-          throw new LeaseLost();
+          throw leaseLost();
         }
         if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;
         // What is pending may compact the transcript: then the fresh state needs the whole of it.
@@ -136,7 +154,7 @@ export class Session {
       } catch (err) {
         // An operator's answer made the rest of our batch moot: drop it, and
         // let the loop decide again from the journal.
-        if (err instanceof JournalError) return;
+        if (isJournalError(err)) return;
         throw err;
       }
     }
@@ -186,7 +204,7 @@ export class Session {
     const now = estimate(this.state, this.ctx.toolsTokens);
     if (reason === "budget" && now <= options.budgetTokens) return false;
     const c = await compact(this.ctx, this.state, options, reason, this.ctx.toolsTokens, this.agentAbort.signal);
-    if (this.lost) throw new LeaseLost();
+    if (this.lost) throw leaseLost();
     if (c === undefined) return false;
     this.event("context.compacted", c);
     return true;
@@ -206,14 +224,14 @@ export class Session {
     }
     this.startRenewal();
     try {
-      this.event("run.resumed", { owner: this.lease.owner, token: this.lease.token });
+      await this.resumed();
       stopped = await this.loop();
     } catch (e) {
       if (isCrash(e)) {
         this.crashed = true;
         stopped = "crashed";
-      } else if (e instanceof LeaseLost) stopped = "lease_lost";
-      else if (e instanceof Interrupted) stopped = "signal";
+      } else if (isIsoagentError(e, "LEASE_LOST")) stopped = "lease_lost";
+      else if (isIsoagentError(e, "RUN_INTERRUPTED")) stopped = "signal";
       else if (this.stoppedByStore(e)) stopped = "store_error";
       else throw e;
     } finally {
@@ -224,7 +242,7 @@ export class Session {
         } catch (e) {
           // The last flush meets a failing store as the loop does: a stop, not a throw.
           if (this.stoppedByStore(e)) stopped = "store_error";
-          else if (!(e instanceof LeaseLost)) throw e;
+          else if (!isIsoagentError(e, "LEASE_LOST")) throw e;
         }
       }
       // A lease lost anywhere (the loop, its last flush, a renewal) is the stop.
@@ -249,16 +267,38 @@ export class Session {
    * stays consistent.
    */
   private stoppedByStore(e: unknown): boolean {
-    if (!(e instanceof StoreError && STORE_FAILURE_CODES.has(e.code as StoreErrorCode))) return false;
+    if (!(isIsoagentError(e) && STORE_FAILURE_CODES.has(e.code as StoreErrorCode))) return false;
     this.failed = { code: e.code, message: e.message };
     this.pending = [];
     return true;
   }
 
+  /**
+   * Journals the resume. One that took the run over from a drive that never
+   * released it is written at once, so that a crash loop leaves a count
+   * (`takeovers`); at `maxResumesWithoutProgress` of them in a row the run
+   * fails `no_progress` instead of being driven again.
+   */
+  private async resumed(): Promise<void> {
+    const { holder, expiresAt } = this.lastEnd;
+    if (holder === undefined) {
+      this.event("run.resumed", { owner: this.lease.owner, token: this.lease.token });
+      return;
+    }
+    this.event("run.resumed", { owner: this.lease.owner, token: this.lease.token, took: { holder, expiresAt: expiresAt! } }, JOURNAL_VERSION);
+    const max = this.ctx.recovery.maxResumesWithoutProgress;
+    const n = this.state.takeovers ?? 0;
+    if (max > 0 && n >= max) {
+      const detail = `the run was taken over ${n} times in a row without progress (recovery.maxResumesWithoutProgress): each drive stopped without releasing it, the last by ${holder}: a crash loop`;
+      this.event("run.failed", { reason: "no_progress", detail }, JOURNAL_VERSION);
+    }
+    await this.flush();
+  }
+
   private async loop(): Promise<RunOutcome["stopped"]> {
     const { limits } = this.state;
     for (;;) {
-      if (this.lost) throw new LeaseLost();
+      if (this.lost) throw leaseLost();
       if (this.ended || TERMINAL_STATUSES.has(this.state.status)) return undefined;
       if (this.signal?.aborted === true) return "signal";
       if (limits.runTimeoutMs > 0 && this.ctx.clock.now() >= this.state.createdAt + limits.runTimeoutMs) {
@@ -296,6 +336,13 @@ export class Session {
   // ---- deciding --------------------------------------------------------------
 
   private async decide(): Promise<"ok" | "unavailable"> {
+    // After a takeover, what was done since the resume (a read re-run) is
+    // written before the model is asked: a crash in the model's call is then
+    // not counted against the read.
+    if (this.recovering) {
+      this.recovering = false;
+      await this.flush();
+    }
     await this.ensureTranscript();
     await this.compactContext("budget");
     const step = this.state.step + 1;
@@ -310,26 +357,27 @@ export class Session {
       } catch (e) {
         this.ctx.progress.clear(this.state.runId);
         if (isCrash(e)) throw e;
-        if (this.lost) throw new LeaseLost();
-        if (this.signal?.aborted === true) throw new Interrupted();
-        if (e instanceof AgentError && e.contextExceeded) {
+        if (this.lost) throw leaseLost();
+        if (this.signal?.aborted === true) throw signalled();
+        const agentError = isIsoagentError(e, "AGENT_ERROR") ? (e as AgentError) : undefined;
+        if (agentError?.contextExceeded) {
           // One compaction and one more try; then the run cannot go on.
           if (attempt === 0 && (await this.compactContext("provider"))) continue;
           const detail =
             this.ctx.context === undefined
-              ? `${e.message}; give the driver a context budget (createDriver({ context: { budgetTokens } })) to compact the transcript`
-              : `${e.message}, even after compacting the transcript to about ${estimate(this.state, this.ctx.toolsTokens)} tokens`;
+              ? `${agentError.message}; give the driver a context budget (createDriver({ context: { budgetTokens } })) to compact the transcript`
+              : `${agentError.message}, even after compacting the transcript to about ${estimate(this.state, this.ctx.toolsTokens)} tokens`;
           this.event("run.failed", { reason: "context_exceeded", detail });
           return "ok";
         }
-        if (e instanceof AgentError && e.retryable) return "unavailable";
-        const detail = e instanceof AgentError ? e.message : `the agent failed (${e instanceof Error ? e.name : typeof e})`;
+        if (agentError?.retryable) return "unavailable";
+        const detail = agentError ? agentError.message : `the agent failed (${e instanceof Error ? e.name : typeof e})`;
         this.event("run.failed", { reason: "agent_error", detail });
         return "ok";
       }
     }
     this.ctx.progress.clear(this.state.runId);
-    if (this.lost) throw new LeaseLost();
+    if (this.lost) throw leaseLost();
     const normalized = toDecision(decision, step);
     if (typeof normalized === "string") {
       this.event("run.failed", { reason: "agent_error", detail: `the agent returned a decision the runtime cannot use: ${normalized}` });
@@ -353,8 +401,9 @@ export class Session {
         gate: this.gate,
         runId: () => this.state.runId,
         event: (type, fields) => this.event(type, fields as never),
+        ended: this.lastEnd,
         checkLease: () => {
-          if (this.lost) throw new LeaseLost();
+          if (this.lost) throw leaseLost();
         },
       },
       step,
@@ -386,9 +435,10 @@ export class Session {
     // A side effect waits until its start is durable, on stores that confirm later.
     if (this.ctx.store.confirm !== undefined && starts.some((s) => s.entry.compiled.sideEffect !== "read_only")) await this.ctx.store.confirm();
     for (const s of starts) await this.fault("after_start_append", step, s.call);
+    const uncover = await this.cover(Math.max(...starts.map((s) => s.entry.compiled.timeoutMs)));
     const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal, artifacts: () => this.state.artifacts };
-    const outcomes = await Promise.all(starts.map((s) => runTool({ ...x, answer: this.answerFor(s.call, s.attempt) }, step, s.call, s.attempt, s.key, s.entry)));
-    if (this.lost) throw new LeaseLost();
+    const outcomes = await Promise.all(starts.map((s) => runTool({ ...x, answer: this.answerFor(s.call, s.attempt) }, step, s.call, s.attempt, s.key, s.entry))).finally(uncover);
+    if (this.lost) throw leaseLost();
     let flushNow = false;
     let interrupted = false;
     for (let k = 0; k < starts.length; k++) {
@@ -405,7 +455,7 @@ export class Session {
     // an interrupted call's too, though the driver's own signal is aborted.
     if (flushNow || interrupted) await this.flush();
     for (const s of starts) await this.fault("after_finish_append", step, s.call);
-    if (interrupted) throw new Interrupted();
+    if (interrupted) throw signalled();
   }
 
   /** The testkit's fault injection, when there is one. */
@@ -450,12 +500,48 @@ export class Session {
     if (!this.lost && this.ctx.clock.now() >= this.renewDue) await this.renew();
   }
 
+  /**
+   * The lease cover (issue 26). A call may block the event loop up to its
+   * timeout (a tool that computes synchronously, an interpreter that cannot
+   * be interrupted), and no renewal timer fires meanwhile: before it starts,
+   * the lease must outlast the timeout by a renewal period, and every
+   * renewal until the call ends keeps that much. When the lease already
+   * does (a timeout short beside the lease's time to live), nothing is
+   * asked of the store; otherwise it is renewed for longer, and the flush
+   * after the call brings it back to its own time to live. The price: a
+   * driver that dies during a long call leaves the run to another owner
+   * only after the call's timeout has passed (the call may still be running
+   * there). Returns what ends the cover; a lease lost stops the session
+   * before the call starts.
+   */
+  private async cover(timeoutMs: number): Promise<() => void> {
+    const until = this.ctx.clock.now() + timeoutMs;
+    this.covers.push(until);
+    const extend = until + this.renewEvery() > this.heldUntil;
+    if (extend) await this.renew();
+    if (this.lost) throw leaseLost();
+    return () => {
+      this.covers.splice(this.covers.indexOf(until), 1);
+      if (extend) this.renewDue = 0;
+    };
+  }
+
+  /** The time to live a renewal asks for: the lease's own, or enough to outlast every covered call by a renewal period. */
+  private ttl(): number {
+    return Math.max(this.ctx.leaseTtlMs, Math.max(0, ...this.covers) + this.renewEvery() - this.ctx.clock.now());
+  }
+
   private async renew(): Promise<void> {
-    this.renewDue = this.ctx.clock.now() + this.renewEvery();
+    const asked = this.ctx.clock.now();
+    const ttl = this.ttl();
+    this.renewDue = asked + this.renewEvery();
     try {
-      const renewed = await this.ctx.store.renewLease(this.lease, this.ctx.leaseTtlMs);
+      const renewed = await this.ctx.store.renewLease(this.lease, ttl);
       if (renewed === null) this.loseLease();
-      else this.lease = renewed;
+      else {
+        this.lease = renewed;
+        this.heldUntil = asked + ttl;
+      }
     } catch {
       this.loseLease();
     }

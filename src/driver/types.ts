@@ -8,7 +8,7 @@ import type { Policy } from "../policy/index.js";
 import type { LeaseView, Store } from "../store/index.js";
 import type { ReconcileHook, SideEffect, Tool } from "../tools/index.js";
 import type { RunProgress } from "./progress.js";
-import type { ContextOptions } from "./compaction.js";
+import type { ContextOptions } from "./context-options.js";
 export type { InterruptedCall, ReconcileHook, Reconciliation } from "../tools/index.js";
 
 /** The default limits. */
@@ -26,22 +26,9 @@ export interface Faults {
   at(point: FaultPoint, where: { readonly runId: RunId; readonly step: number; readonly callId: CallId; readonly tool: string }): void | Promise<void>;
 }
 
-const CRASH = Symbol.for("isoagent.crash");
+export { Crash, isCrash } from "../call/crash.js";
 
-/** Thrown by fault injection (or a tool wrapper) to simulate a process dying: no more writes, no lease release. */
-export class Crash extends Error {
-  constructor(message = "simulated crash") {
-    super(message);
-    this.name = "Crash";
-    Object.defineProperty(this, CRASH, { value: true });
-  }
-}
-
-/** True for a {@link Crash} from any copy of the library. */
-export function isCrash(e: unknown): e is Crash {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[CRASH] === true;
-}
-
+/** What a driver is made of: its store, agent, tools and policy, and the clock, ids, limits and recovery bounds it runs under. */
 export interface DriverOptions {
   /** Where runs live. Default: a new memory store. */
   readonly store?: Store | undefined;
@@ -64,6 +51,16 @@ export interface DriverOptions {
   readonly limits?: Partial<Limits> | undefined;
   /** Settles interrupted side effects; without it, an operator is asked. */
   readonly reconcile?: ReconcileHook | undefined;
+  /**
+   * Bounds on recovery, so that a crash loop stops instead of paying for the
+   * model and the tool on every resume (docs/recovery.md). 0 means no limit.
+   *
+   * @example
+   * ```ts
+   * createDriver({ store, agent, tools, recovery: { maxInterruptions: 3, maxResumesWithoutProgress: 5 } })
+   * ```
+   */
+  readonly recovery?: RecoveryLimits | undefined;
   /** Redacted (with common token shapes) from every result, error text and artifact. */
   readonly secrets?: readonly string[] | undefined;
   /** This driver's name in leases and `run.resumed` events. Default: a random id. */
@@ -83,6 +80,28 @@ export interface DriverOptions {
   readonly onProgress?: ((runId: RunId, step: number, progress: RunProgress) => void) | undefined;
   /** @internal For the testkit's crash tests. */
   readonly faults?: Faults | undefined;
+}
+
+/** Bounds on recovery (`createDriver({ recovery })`); 0 means no limit. */
+export interface RecoveryLimits {
+  /**
+   * A call interrupted this many times (started, and its driver stopped
+   * before recording an outcome) is not run again by the runtime: a
+   * read_only call's re-run, and a reconcile hook's `run_again`, become an
+   * operator's `interrupted_side_effect` approval, each answer letting it
+   * run once more. Default 2.
+   */
+  readonly maxInterruptions?: number | undefined;
+  /**
+   * A run taken over this many times in a row (each drive stopped without
+   * releasing it) with no decision, call outcome or operator's answer in
+   * between fails with `no_progress` instead of being driven again: a
+   * crash loop of the model's call, a hook or a policy. Drives that stop
+   * cleanly (the model unavailable, a signal, waiting) release the run and
+   * never count. Keep it above `maxInterruptions`, or a tool's crash loop
+   * fails the run before its call is asked about. Default 3.
+   */
+  readonly maxResumesWithoutProgress?: number | undefined;
 }
 
 /**
@@ -112,23 +131,4 @@ export interface RunOutcome {
   readonly error?: { readonly code: string; readonly message: string };
 }
 
-/** The codes of {@link DriverError}. */
-export type DriverErrorCode =
-  | "TOOL_SHAPE_CHANGED"
-  | "APPROVAL_NOT_FOUND"
-  | "APPROVAL_HASH_MISMATCH"
-  | "APPROVAL_NOT_PENDING"
-  | "APPROVAL_NOT_RECONCILABLE"
-  | "APPROVAL_STALE"
-  | "ANSWER_REQUIRED"
-  | "RUN_NOT_ACTIVE"
-  | "DRIVER_INVALID";
-
-/** A driver's refusal of an operation. */
-export class DriverError extends IsoagentError {
-  declare readonly code: DriverErrorCode;
-  constructor(code: DriverErrorCode, message: string) {
-    super(code, message);
-    this.name = "DriverError";
-  }
-}
+export { DriverError, type DriverErrorCode } from "../call/refusal.js";

@@ -14,7 +14,6 @@
  */
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
 import { systemClock, type Clock } from "../clock.js";
@@ -23,13 +22,15 @@ import { decodeUtf8Fatal } from "../web.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../ids.js";
 import { pendingApprovals } from "../journal/index.js";
 import { journalSpans, otlpJson } from "../otel/index.js";
-import { DEFAULT_SESSION_TTL_MS, isJson, newSession, sameOrigin, SESSION_COOKIE, sessionOk, tokenIndex, tokenOk, UNSAFE_METHODS } from "./auth.js";
+import { DEFAULT_LOGIN_CODE_TTL_MS, DEFAULT_SESSION_TTL_MS, isJson, sameOrigin, tokenIndex, UNSAFE_METHODS, type Signed } from "./auth.js";
+import { consoleSessions } from "./session-routes.js";
+import { memorySessions, type SessionLedger } from "./sessions.js";
 import type { RunsBackend } from "./backend.js";
 import { CONSOLE_CSS, CONSOLE_HTML, CONSOLE_JS } from "./console.js";
 import { LOGIN_HTML, LOGIN_JS } from "./login.js";
 import { createIdempotent, IDEMPOTENCY_KEY, idempotentRunId } from "./idempotency.js";
 import { verifyJournal } from "./verify.js";
-import { ANSWER, CANCEL, CREATE, errorBody, HttpError, idParam, listQuery, LOGIN, pageCursor, readBody, RECONCILE, STATUS, view } from "./wire.js";
+import { ANSWER, CANCEL, checkFrom, CREATE, errorBody, fromQuery, HttpError, idParam, listQuery, pageCursor, readBody, RECONCILE, STATUS, streamFrom, view } from "./wire.js";
 import { registerMoveRoutes } from "./move-routes.js";
 
 /** What a caller's token lets it do: "run" creates and reads runs; "operator" also answers approvals, reconciles and cancels. */
@@ -40,6 +41,7 @@ export interface McpEndpoint {
   fetch(request: never, caller: { readonly scope: Scope; readonly by?: string }): Promise<unknown>;
 }
 
+/** What the HTTP app serves: its backend, the tokens of each scope, and the origins, limits and timings of the API. */
 export interface HttpAppOptions {
   readonly backend: RunsBackend;
   /**
@@ -75,11 +77,28 @@ export interface HttpAppOptions {
   readonly origin?: string;
   /** How long a console session lasts. Default 12 hours. */
   readonly sessionTtlMs?: number;
+  /** How long a one-time login code (`POST /login/code`) may wait to be used. Default one minute. */
+  readonly loginCodeTtlMs?: number;
+  /**
+   * Where the console's open sessions and login codes are kept, so that a
+   * logout ends a session on the server and a code works once. Every app
+   * serving one console (processes behind a balancer, a Worker's isolates)
+   * must share one. Default: `memorySessions()`, this app's alone (a
+   * restart logs everyone out; another process does not see its sessions).
+   */
+  readonly sessions?: SessionLedger;
   /** The clock sessions expire by. Default: the system clock. */
   readonly clock?: Clock;
 }
 
-/** The origin a request names itself by: scheme, host and port of its URL. */
+/** What a request's authentication tells the routes: how, with which scope, who (for idempotency keys), and the console's session when it is one. */
+export interface AppVariables {
+  auth: "bearer" | "session";
+  scope: Scope;
+  caller: string;
+  session?: Signed;
+}
+
 const isUtf8 = (bytes: Uint8Array): boolean => {
   try {
     decodeUtf8Fatal(bytes);
@@ -88,6 +107,11 @@ const isUtf8 = (bytes: Uint8Array): boolean => {
     return false;
   }
 };
+
+const NO_OAUTH = 'this server has no OAuth: give the token as Authorization: Bearer <token> (see docs/mcp.md, "The inspector")';
+
+/** The origin a request names itself by: scheme, host and port of its URL. */
+const bearerOf = (header: string | undefined): string | undefined => (header?.startsWith("Bearer ") === true ? header.slice(7).trim() : undefined);
 
 const ownOrigin = (url: string): string => {
   const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]+)/i.exec(url);
@@ -103,7 +127,7 @@ const ownOrigin = (url: string): string => {
  * export default app // a Worker, or serve app.fetch from Node
  * ```
  */
-export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope; caller: string } }> {
+export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: AppVariables }> {
   const { backend } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
@@ -111,11 +135,20 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   const clock = options.clock ?? systemClock;
   const sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   const originOf = (c: Context): string => (options.origin ?? ownOrigin(c.req.url)).toLowerCase().replace(/\/$/, "");
-  const app = new Hono<{ Variables: { auth: "bearer" | "session"; scope: Scope; caller: string } }>();
+  const app = new Hono<{ Variables: AppVariables }>();
+  const sessions = consoleSessions({
+    ledger: options.sessions ?? memorySessions(),
+    tokens: options.tokens,
+    clock,
+    sessionTtlMs,
+    loginCodeTtlMs: options.loginCodeTtlMs ?? DEFAULT_LOGIN_CODE_TTL_MS,
+    originOf,
+  });
 
   app.onError((e, c) => {
-    if (e instanceof HttpError) return c.json(errorBody(e.code, e.message), (STATUS[e.code] ?? 400) as 400);
-    if (isIsoagentError(e)) return c.json(errorBody(e.code, e.message), (STATUS[e.code] ?? 400) as 400);
+    if (isIsoagentError(e, "HTTP_REFUSED")) return c.json(errorBody((e as HttpError).apiCode, e.message), (STATUS[(e as HttpError).apiCode] ?? 400) as 400);
+    // A simulated crash (the testkit's) is no refusal: it is answered as any other failure.
+    if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) return c.json(errorBody(e.code, e.message), (STATUS[e.code] ?? 400) as 400);
     // Anything else is a bug: say nothing of it but that it happened.
     return c.json(errorBody("INTERNAL", "internal error"), 500);
   });
@@ -129,6 +162,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   });
 
   app.get("/health", (c) => c.json({ ok: true }));
+
+  // No OAuth here: a bearer token is the credential. A client that met a 401
+  // looks for an authorization server (RFC 9728's protected-resource
+  // metadata, RFC 8414's and OpenID's server metadata, each also after the
+  // endpoint's path, then the default endpoints of MCP's 2025-03-26
+  // revision); each is told there is none, before authentication, so that
+  // it stops instead of registering itself and sending its user to a login page.
+  const noOAuth = (c: Context) => c.json(errorBody("NOT_FOUND", NO_OAUTH), 404);
+  for (const path of ["/.well-known/*", "/mcp/.well-known/*", "/register", "/authorize", "/token"]) app.all(path, noOAuth);
 
   if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
     // One policy for /runs and everything under it ("/runs/*" matches /runs too).
@@ -171,16 +213,17 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
   app.post("/login", limit, async (c) => {
     sameOriginOnly(c);
     jsonOnly(c);
-    const b = await readBody(c, LOGIN);
-    if (!(await tokenOk(String(b["token"]), options.tokens()))) throw new HttpError("UNAUTHORIZED", "a valid token is required");
-    const value = await newSession(String(b["token"]), clock.now(), sessionTtlMs);
-    setCookie(c, SESSION_COOKIE, value, { httpOnly: true, sameSite: "Strict", path: "/", secure: originOf(c).startsWith("https:"), maxAge: Math.floor(sessionTtlMs / 1000) });
-    return c.body(null, 204);
+    return sessions.login(c);
   });
 
+  // No credential, or none that holds: the console's page goes to the login page, anything else is 401.
+  const refuse = (c: Context) => {
+    if (c.req.method === "GET" && c.req.path === "/") return c.redirect("/login", 302);
+    c.header("WWW-Authenticate", 'Bearer realm="isoagent"');
+    return c.json(errorBody("UNAUTHORIZED", "a valid bearer token is required"), 401);
+  };
   app.use("*", async (c, next) => {
-    const header = c.req.header("authorization");
-    const bearer = header?.startsWith("Bearer ") === true ? header.slice(7).trim() : undefined;
+    const bearer = bearerOf(c.req.header("authorization"));
     const tokens = options.tokens();
     if (bearer !== undefined) {
       // Every list is compared in full (constant time per token), so the timing says nothing of which matched.
@@ -195,22 +238,27 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
         c.set("caller", operator >= 0 ? `bearer\noperator\n${operator}` : `bearer\nrun\n${run}`);
         return next();
       }
-    } else if (await sessionOk(getCookie(c, SESSION_COOKIE), tokens, clock.now())) {
+    } else {
+      const session = await sessions.session(c);
+      if (session === undefined) return refuse(c);
       c.set("auth", "session");
+      c.set("session", session);
       c.set("scope", "operator");
       // Console sessions share one key space: a key retried after logging in again names the same run (the console's keys are random).
       c.set("caller", "session");
       if (UNSAFE_METHODS.has(c.req.method)) sameOriginOnly(c);
       return next();
     }
-    if (c.req.method === "GET" && c.req.path === "/") return c.redirect("/login", 302);
-    c.header("WWW-Authenticate", 'Bearer realm="isoagent"');
-    return c.json(errorBody("UNAUTHORIZED", "a valid bearer token is required"), 401);
+    return refuse(c);
   });
 
-  app.post("/logout", (c) => {
-    deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Strict", secure: originOf(c).startsWith("https:") });
-    return c.body(null, 204);
+  app.post("/logout", (c) => sessions.logout(c, c.get("session")));
+  // Only an operator's bearer token makes a login code: a session that could would renew itself for ever.
+  app.post("/login/code", (c) => {
+    const bearer = bearerOf(c.req.header("authorization"));
+    if (c.get("auth") !== "bearer" || bearer === undefined) throw new HttpError("BEARER_REQUIRED", "a login code is made with an operator token (Authorization: Bearer), not with the console's session");
+    if (c.get("scope") !== "operator") throw new HttpError("OPERATOR_SCOPE_REQUIRED", "this token may create and read runs, not make login codes: that needs an operator token");
+    return sessions.mintCode(c, bearer);
   });
 
   // MCP has its own wire rules (bodies, sizes, DELETE without a body): it is served before the API's.
@@ -219,6 +267,15 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
     app.all("/mcp", (c) => mcp.fetch(c.req.raw as never, { scope: c.get("scope") }) as Promise<never>);
   }
   // Moves and mirrors (isoagent/move): bundles are JSON lines under their own cap, so they come before the JSON rules.
+  if (backend.move !== undefined) {
+    // An export from past the journal's end is refused before the export starts (its own check runs in a stream, whose refusal a Worker loses).
+    app.get("/runs/:id/export", async (c, next) => {
+      const runId = idParam(parseRunId, c.req.param("id"));
+      const from = fromQuery(c.req.query("from"));
+      if (from > 1) checkFrom(runId, from, (await backend.state(runId)).seq);
+      return next();
+    });
+  }
   if (backend.move !== undefined) registerMoveRoutes(app, backend.move, { maxBodyBytes, ...(options.maxImportBytes === undefined ? {} : { maxImportBytes: options.maxImportBytes }) });
 
   app.use("*", async (c, next) => {
@@ -312,13 +369,21 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: { auth
 
   app.get("/runs/:id/events", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
-    const lastEventId = Number(c.req.header("last-event-id") ?? NaN);
-    const from = Number.isInteger(lastEventId) && lastEventId >= 0 ? lastEventId + 1 : Math.max(1, Number(c.req.query("from") ?? 1) || 1);
+    const from = streamFrom(c.req.header("last-event-id"), c.req.query("from"));
     if (!(c.req.header("accept") ?? "").includes("text/event-stream")) {
+      if (from === 1) return c.json({ events: await backend.events(runId, 1) });
+      // Read from the event before: when it is there, from is at most the last seq + 1, with no second call.
+      const read = await backend.events(runId, from - 1);
+      if (read[0]?.seq === from - 1) return c.json({ events: read.slice(1) });
+      checkFrom(runId, from, (await backend.state(runId)).seq);
+      // Appended since the read (a journal only grows).
       return c.json({ events: await backend.events(runId, from) });
     }
+    if (from > 1) checkFrom(runId, from, (await backend.state(runId)).seq);
     // Pushed by whoever appends to the run (see stream.ts): 404 before the stream starts.
-    const body = await backend.stream(runId, from, { keepAliveMs });
+    const stream = await backend.stream(runId, from, { keepAliveMs });
+    const session = c.get("session");
+    const body = session === undefined ? stream : sessions.guard(stream, session, keepAliveMs);
     return c.body(body as never, 200, { "content-type": "text/event-stream; charset=utf-8" });
   });
 

@@ -18,6 +18,7 @@ export interface RunProblem {
   readonly message: string;
 }
 
+/** What the HTTP app asks of where runs live and are driven (one process, or Durable Objects): create, list, read and stream runs, answer their approvals, and cancel them. */
 export interface RunsBackend {
   /**
    * Creates a run and starts driving it. With `runId` (a run an idempotency
@@ -65,7 +66,7 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
     void driver.resume(runId).then(
       () => problems.delete(runId),
       (e: unknown) => {
-        if (isIsoagentError(e)) problems.set(runId, { code: e.code, message: e.message });
+        if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) problems.set(runId, { code: e.code, message: e.message });
         options.onError?.(e);
       },
     );

@@ -9,9 +9,12 @@
  * links to the artifacts it names, shows a pending approval in full (tool,
  * arguments, side effect, resources, the tool's preview, the request hash)
  * with approve / deny (a denial asks why), keeps decided approvals with the
- * diff they showed, settles an interrupted side effect, cancels a run, and
- * has the server verify the run's hash chain. It works down to a phone's
- * width. Everything untrusted is written with textContent.
+ * diff they showed (coloured), settles an interrupted side effect, cancels a
+ * run, and has the server verify the run's hash chain. A copy of a run owned
+ * elsewhere (a mirror, a run in transit or moved away) and a run that ended
+ * offer no answer and no cancel, and say why; every refusal of the API is
+ * shown in words. It works down to a phone's width. Everything untrusted is
+ * written with textContent.
  */
 
 export { CONSOLE_JS } from "./console-script.js";
@@ -26,7 +29,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <link rel="icon" href="data:,">
 </head>
 <body>
-<header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span><button id="logout" class="neutral">Log out</button></header>
+<header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span><span id="page-error" role="alert"></span><button id="logout" class="neutral">Log out</button></header>
 <main>
 <nav>
 <form id="new-run"><label for="task">New run</label><textarea id="task" rows="2" placeholder="The task, in words (or a JSON object)" maxlength="4096" required></textarea><button type="submit" id="start">Start run</button><span id="new-status"></span></form>
@@ -36,6 +39,8 @@ export const CONSOLE_HTML = `<!doctype html>
 </nav>
 <section id="run" data-status="none">
 <div class="title"><h2 id="run-title">Pick a run</h2><button id="verify" class="neutral" hidden>Verify hash chain</button><button id="cancel" class="deny" hidden>Cancel run</button></div>
+<p id="blocked" hidden></p>
+<p id="run-error" class="problem" role="alert"></p>
 <pre id="run-task"></pre>
 <div id="run-times"></div>
 <div id="verified"></div>
@@ -77,7 +82,7 @@ button:disabled{opacity:.45;cursor:default}
 #verified{margin:6px 0;font-size:13px;overflow-wrap:anywhere}#verified.ok{color:#1e6b34}#verified.bad{color:#b3261e;font-weight:600}
 table{width:100%;table-layout:fixed;border-collapse:collapse;background:#fff;font-size:12px}td,th{text-align:left;padding:4px 6px;border-bottom:1px solid #eceef2;vertical-align:top;overflow-wrap:anywhere}
 col.seq{width:3.2em}col.type{width:11.5em}
-td pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}
+td pre{margin:0;white-space:pre-wrap;overflow-wrap:anywhere}td.type{overflow-wrap:normal;word-break:normal}
 tr.row{cursor:pointer}tr.row:hover,tr.row.open{background:#f0f4ff}tr.event td{background:#fafbfd}
 pre.event-json{font-size:11px;max-height:40em;overflow:auto}ul.artifacts{margin:4px 0;padding-left:18px}
 .hint{font-size:12px;font-weight:normal;opacity:.6}
@@ -85,7 +90,7 @@ pre.event-json{font-size:11px;max-height:40em;overflow:auto}ul.artifacts{margin:
 .approval h3{margin:0 0 6px;font-size:15px;overflow-wrap:anywhere}
 .approval dl,.decided dl{display:grid;grid-template-columns:110px minmax(0,1fr);margin:0 0 8px}dt{opacity:.7}dd{margin:0;overflow-wrap:anywhere}
 .approval pre,.decided pre{background:#fff;padding:6px;border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
-.buttons{display:flex;gap:8px;flex-wrap:wrap}.deny-reason{display:flex;flex-wrap:wrap;gap:8px;width:100%}.deny-reason input{flex:1 1 200px}
+.buttons{display:flex;gap:8px;flex-wrap:wrap;border:0;padding:0;margin:0;min-width:0}.deny-reason{display:flex;flex-wrap:wrap;gap:8px;width:100%}.deny-reason input{flex:1 1 200px}
 input.missing{border-color:#b3261e;outline:1px solid #b3261e}
 .decided{background:#fff;border:1px solid #e4e7ee;border-radius:6px;padding:6px 10px;margin:6px 0}.decided summary{cursor:pointer;overflow-wrap:anywhere}
 .decided.approve .verdict{color:#1e6b34}.decided.deny .verdict{color:#b3261e}.decided[open] summary{margin-bottom:6px}
@@ -93,6 +98,11 @@ input.missing{border-color:#b3261e;outline:1px solid #b3261e}
 .login{display:block;max-width:360px;margin:40px auto}.login form{background:#fff;border-radius:6px;padding:16px 20px;display:grid;gap:8px}
 .login input{font:inherit;padding:6px}#error{color:#b3261e;margin:0}.problem{color:#b3261e}
 #lease{margin:0 0 8px;font-size:13px;opacity:.8}
+#blocked,.blocked-here{margin:6px 0;font-size:13px;color:#5b6475}#blocked{background:#eef1f7;border-radius:4px;padding:6px 10px}
+#run-error{margin:6px 0;overflow-wrap:anywhere;font-weight:600}#run-error:empty{display:none}
+#page-error{font-size:12px;color:#ffb4ab;overflow-wrap:anywhere}#page-error:empty{display:none}
+pre.preview .d-add{background:#e3f4e6;color:#14532d}pre.preview .d-del{background:#fbe4e2;color:#8c1d18}
+pre.preview .d-hunk{color:#2f54c9}pre.preview .d-file{font-weight:600}pre.preview .d-note{opacity:.7}
 @media (max-width:720px){
 main{grid-template-columns:minmax(0,1fr);padding:10px}
 header{padding:8px 10px}

@@ -3,9 +3,9 @@
  * Worker with the memory store): the MoveBackend of the HTTP app's routes.
  */
 import type { RunId } from "../ids.js";
-import { exportRun, importRun, movable, sealRun } from "../move/index.js";
+import { exportRun, importRun, movable, sealRun, type PlaceKeys } from "../move/index.js";
 import type { Store } from "../store/index.js";
-import type { Workspace } from "../toolkit/workspace.js";
+import type { Workspace } from "../workspace.js";
 import type { MoveBackend } from "./move-routes.js";
 
 /** Options of {@link storeMoveBackend}. */
@@ -18,6 +18,13 @@ export interface StoreMoveOptions {
   readonly workspace?: Workspace;
   /** Called when an import hands a run to this place (drive it). */
   readonly onOwned?: (runId: RunId) => void;
+  /**
+   * This place's keys (isoagent/move's PlaceKeys): its exports are signed
+   * with `signing`, and a run handed here keeps its decisions only when a
+   * `trusted` key vouched for it up to its seal. Default: none, so every
+   * open call of a run handed here is decided here again.
+   */
+  readonly keys?: PlaceKeys;
 }
 
 /** Moves and mirrors of the runs of a store in this process. */
@@ -29,10 +36,10 @@ export function storeMoveBackend(store: Store, options: StoreMoveOptions): MoveB
     custody: (runId) => s.custody(runId),
     async exportRun(runId, fromSeq) {
       await s.custody(runId); // RUN_NOT_FOUND before anything is streamed
-      return exportRun(s, runId, { fromSeq, ...ws });
+      return exportRun(s, runId, { fromSeq, ...ws, ...(options.keys?.signing === undefined ? {} : { signing: options.keys.signing }) });
     },
     async importRun(body, o) {
-      const r = await importRun(s, body, { here: options.place, role: o.role, maxBytes: o.maxBytes, ...(o.runId === undefined ? {} : { runId: o.runId }), ...(options.tools === undefined ? {} : { tools: options.tools }), ...ws });
+      const r = await importRun(s, body, { here: options.place, role: o.role, maxBytes: o.maxBytes, ...(o.runId === undefined ? {} : { runId: o.runId }), ...(options.tools === undefined ? {} : { tools: options.tools }), ...ws, ...(options.keys === undefined ? {} : { keys: options.keys }) });
       if (r.custody === undefined && r.written > 0) options.onOwned?.(r.runId);
       return r;
     },

@@ -7,9 +7,10 @@
  *   body cap does not apply). A bundle ending with a seal naming this place
  *   hands the run over.
  * - `POST /runs/:id/move`: this place's side of a move, as JSON:
- *   `{"action": "accept", "events": [...], "artifacts": [...]}` takes a run
- *   in transit here once its source sealed it (the tail must end with the
- *   seal naming this place); `{"action": "release", "to": "<place>"}` seals
+ *   `{"action": "accept", "events": [...], "artifacts": [...], "signature"?: {...}}`
+ *   takes a run in transit here once its source sealed it (the tail must end
+ *   with the seal naming this place; `signature`, the source's, as a
+ *   bundle's trailer carries it); `{"action": "release", "to": "<place>"}` seals
  *   a run this place owns in favour of another (which then pulls the tail
  *   from the export); `{"action": "abandon"}` gives up a run in transit here.
  * - `POST /runs/:id/mirror`: a tail of the run (a bundle), appended to this
@@ -29,8 +30,9 @@ import type { Custody } from "../store/index.js";
 import { BUNDLE_MEDIA_TYPE, DEFAULT_MAX_BUNDLE_BYTES, type BundleInput, type ImportResult } from "../move/index.js";
 import { tailBundle } from "../move/tail.js";
 import { MoveError } from "../move/errors.js";
-import { errorBody, HttpError, idParam, readBody, STATUS } from "./wire.js";
+import { errorBody, fromQuery, HttpError, idParam, readBody, STATUS } from "./wire.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
+import { ID_PATTERN_SOURCE } from "../ids.js";
 
 /** What a backend does for moves and mirrors (the run's place, in this process or in its Durable Object). */
 export interface MoveBackend {
@@ -59,6 +61,8 @@ const MOVE_STATUS: Record<string, number> = {
   JOURNAL_CONFLICT: 409,
   LEASE_NOT_HELD: 409,
   BUNDLE_TOO_LARGE: 413,
+  // This place's own keys are wrong (its configuration), not the request.
+  BUNDLE_KEY_INVALID: 500,
 };
 
 let moveBody: CompiledSchema | undefined;
@@ -69,15 +73,17 @@ const MOVE = (): CompiledSchema =>
     required: ["action"],
     properties: {
       action: { enum: ["accept", "release", "abandon"] },
-      to: { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$" },
+      to: { type: "string", pattern: ID_PATTERN_SOURCE },
       events: { type: "array", maxItems: 10_000, items: { type: "object" } },
+      signature: { type: "object" },
       artifacts: { type: "array", maxItems: 1000, items: { type: "object", additionalProperties: false, required: ["sha256", "size", "base64"], properties: { sha256: { type: "string" }, size: { type: "integer", minimum: 0 }, base64: { type: "string" } } } },
     },
   }));
 
 /** A refusal as the API answers it, with where the copy is or where it diverged. */
 function refused(c: Context, e: unknown) {
-  if (!isIsoagentError(e)) throw e;
+  // A route's own refusal (HttpError) is answered by the app; a crash is no refusal.
+  if (!isIsoagentError(e) || isIsoagentError(e, "HTTP_REFUSED") || isIsoagentError(e, "CRASH")) throw e;
   const status = MOVE_STATUS[e.code] ?? STATUS[e.code] ?? 400;
   const at = (e as { actualSeq?: unknown }).actualSeq;
   const seq = (e as { seq?: unknown }).seq;
@@ -117,11 +123,10 @@ export function registerMoveRoutes<E extends Env>(
 
   app.get("/runs/:id/export", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
-    const raw = c.req.query("from") ?? "1";
-    if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new HttpError("INVALID_QUERY", "from must be a whole number from 1");
+    const from = fromQuery(c.req.query("from"));
     try {
       // The first chunk before the answer: an unknown run is a 404, not a cut stream.
-      const stream = await firstChunk(await move.exportRun(runId, Number(raw)));
+      const stream = await firstChunk(await move.exportRun(runId, from));
       return c.body(stream as never, 200, { "content-type": `${BUNDLE_MEDIA_TYPE}; charset=utf-8` });
     } catch (e) {
       return refused(c, e);
@@ -165,10 +170,9 @@ export function registerMoveRoutes<E extends Env>(
       if (last === undefined || last["type"] !== "run.moved" || last["to"] !== move.place) {
         throw new MoveError("MOVE_REFUSED", `accept takes the events after this place's copy, ending with the seal (run.moved) naming ${move.place}; nothing was accepted`);
       }
-      const r = await move.importRun(tailBundle(runId, events, (b["artifacts"] ?? []) as JsonValue[]), { role: "in_transit", runId, maxBytes: options.maxBodyBytes });
+      const r = await move.importRun(tailBundle(runId, events, (b["artifacts"] ?? []) as JsonValue[], b["signature"]), { role: "in_transit", runId, maxBytes: options.maxBodyBytes });
       return c.json(result(r));
     } catch (e) {
-      if (e instanceof HttpError) throw e;
       return refused(c, e);
     }
   });
@@ -177,7 +181,7 @@ export function registerMoveRoutes<E extends Env>(
 const isJsonType = (t: string | undefined): boolean => (t ?? "").split(";")[0]!.trim().toLowerCase() === "application/json";
 
 function result(r: ImportResult): Record<string, unknown> {
-  return { runId: r.runId, outcome: r.outcome, seq: r.seq, written: r.written, status: r.status, custody: r.custody ?? null };
+  return { runId: r.runId, outcome: r.outcome, seq: r.seq, written: r.written, reopened: r.reopened, status: r.status, custody: r.custody ?? null };
 }
 
 /** An export's chunks as a Response body, its first chunk read already (so that a refusal comes before the answer). */

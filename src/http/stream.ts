@@ -24,6 +24,7 @@ export interface JournalFeed {
   watch(listener: (what: "append" | "progress") => void): () => void;
 }
 
+/** Where a run's event stream starts, the run's status then, and how often it pings while nothing changes. */
 export interface JournalStreamOptions {
   /** The first seq to send. */
   readonly from: number;

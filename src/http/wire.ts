@@ -4,6 +4,7 @@
  * the API shows it.
  */
 import type { Context } from "hono";
+import { IsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { tryParseJson, type JsonValue } from "../json/index.js";
 import { pendingApprovals, RUN_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
@@ -20,12 +21,15 @@ export const STATUS: Record<string, number> = {
   INVALID_BODY: 400,
   INVALID_ID: 400,
   INVALID_QUERY: 400,
+  FROM_PAST_END: 400,
   DRIVER_INVALID: 400,
   ANSWER_REQUIRED: 400,
   IDEMPOTENCY_KEY_INVALID: 400,
   UNAUTHORIZED: 401,
+  LOGIN_CODE_INVALID: 401,
   CSRF_REFUSED: 403,
   OPERATOR_SCOPE_REQUIRED: 403,
+  BEARER_REQUIRED: 403,
   RUN_NOT_FOUND: 404,
   APPROVAL_NOT_FOUND: 404,
   ARTIFACT_NOT_FOUND: 404,
@@ -46,12 +50,13 @@ export const STATUS: Record<string, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
 };
 
-export class HttpError extends Error {
+/** A refusal of a route: code `HTTP_REFUSED`, answered with `apiCode` (a code of the HTTP API) and its status in {@link STATUS}. */
+export class HttpError extends IsoagentError {
   constructor(
-    readonly code: string,
+    readonly apiCode: string,
     message: string,
   ) {
-    super(message);
+    super("HTTP_REFUSED", message);
   }
 }
 
@@ -65,7 +70,14 @@ function body(schema: object): () => CompiledSchema {
   return () => (compiled ??= compileSchema(schema));
 }
 export const CREATE = body({ type: "object", additionalProperties: false, required: ["task"], properties: { task: true } });
-export const LOGIN = body({ type: "object", additionalProperties: false, required: ["token"], properties: { token: { type: "string", maxLength: 4096 } } });
+// The token, or a one-time login code (POST /login/code): exactly one of them.
+export const LOGIN = body({
+  type: "object",
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  properties: { token: { type: "string", maxLength: 4096 }, code: { type: "string", maxLength: 200, pattern: "^c1\\.[0-9]{1,16}\\.[0-9a-f]{32}\\.[0-9a-f]{64}$" } },
+});
 export const ANSWER = body({
   type: "object",
   additionalProperties: false,
@@ -104,6 +116,29 @@ export function idParam<T>(parse: (v: unknown) => T, value: string | undefined):
   } catch {
     throw new HttpError("INVALID_ID", `${JSON.stringify(value)} is not an id`);
   }
+}
+
+/**
+ * `?from=` of a route that reads a run's journal: a whole number from 1 (a
+ * seq), 1 when absent; 400 INVALID_QUERY for anything else (a sign, a
+ * fraction, an exponent, spaces, more than 15 digits).
+ */
+export function fromQuery(raw: string | undefined): number {
+  if (raw === undefined) return 1;
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new HttpError("INVALID_QUERY", "from must be a whole number from 1 (a seq of the run's journal)");
+  return Number(raw);
+}
+
+/** The first seq a live stream sends: after `Last-Event-ID` (a seq it sent before) when the client gives one, else `?from=`. */
+export function streamFrom(lastEventId: string | undefined, from: string | undefined): number {
+  if (lastEventId === undefined) return fromQuery(from);
+  if (!/^\d{1,15}$/.test(lastEventId)) throw new HttpError("INVALID_QUERY", "Last-Event-ID must be a whole number (the seq of the last event the stream sent)");
+  return Number(lastEventId) + 1;
+}
+
+/** 400 FROM_PAST_END unless `from` is at most the run's last seq + 1 (which is an empty tail). */
+export function checkFrom(runId: string, from: number, lastSeq: number): void {
+  if (from > lastSeq + 1) throw new HttpError("FROM_PAST_END", `from ${from} is past the end of run ${runId}'s journal: its last event is ${lastSeq}, so from may be at most ${lastSeq + 1}`);
 }
 
 /** A page of a run listing: what GET /runs reads from its query. */

@@ -1,25 +1,28 @@
 /**
  * The journal's events: a versioned discriminated union. A run's state is a
- * pure function of its events (see reduce.ts). Version 3 (journals of
- * versions 1 and 2 stay readable: every change since adds an optional
- * field, a resolution or an event; v3 adds `run.moved`); a new version adds
+ * pure function of its events (see reduce.ts). Version 4 (journals of
+ * versions 1 to 3 stay readable: every change since adds an optional
+ * field, a resolution, a reason or an event; v3 adds `run.moved`, v4 what
+ * bounded recovery records); a new version adds
  * a changelog line in DEVELOPERS.md and fixtures, and old fixtures stay
  * readable.
  */
 import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
-import type { Permission, ResourceRef, SideEffect } from "../tools/index.js";
+import type { Permission, ResourceRef, SideEffect } from "../vocabulary.js";
 
 /**
  * The newest journal format this code writes (and every older one it reads).
- * v3 adds one event, `run.moved`; the events v2 had keep their v2 shape.
+ * v3 adds one event, `run.moved`; v4 `run.resumed`'s `took`, an approval
+ * request's `interrupted` and the failure reason `no_progress` (bounded
+ * recovery). Events of another shape keep their v2 stamp.
  */
-export const JOURNAL_VERSION = 3 as const;
+export const JOURNAL_VERSION = 4 as const;
 
 /** Fields every event has. */
 export interface EventBase {
-  /** Journal format version of this event (1, 2 or 3; all are read). */
-  readonly v: 1 | 2 | 3;
+  /** Journal format version of this event (1 to 4; all are read). */
+  readonly v: 1 | 2 | 3 | 4;
   /** 1-based position in the run's journal. */
   readonly seq: number;
   /** When the event was written, by the writer's clock (ms since the epoch). */
@@ -79,10 +82,12 @@ export interface Truncation {
   readonly artifact: string;
 }
 
-/** What cleaning removed from a model-facing text (v2): terminal escape sequences, and control characters replaced. */
+/** What cleaning removed from a model-facing text (v2): terminal escape sequences, control characters replaced, and invisible formatting characters (bidirectional controls, tag characters) removed. */
 export interface Cleaning {
   readonly escapes: number;
   readonly controls: number;
+  /** Present when some were removed (issue 26; older observations have no such field). */
+  readonly invisible?: number;
 }
 
 /** What the agent is shown about a call. Model-facing: nothing run-specific. */
@@ -155,8 +160,35 @@ export interface ApprovalRequest {
   readonly policyVersion?: string;
   /** For an interrupted side effect: the call's idempotency key, to look for in the outside system (v2). */
   readonly idempotencyKey?: string;
-  /** Why this is asked (a policy that changed, a reconcile hook's fault), for the operator (v2). */
+  /** Why this is asked (a policy that changed, a reconcile hook's fault, a limit reached), for the operator (v2). */
   readonly note?: string;
+  /** For an interrupted call: how its last attempt ended, as far as the journal and the store can tell (v4). `attempt` counts the interruptions. */
+  readonly interrupted?: Interruption;
+}
+
+/**
+ * How the last attempt of an interrupted call ended (v4): the attempt was
+ * started and the driver running it stopped before recording any outcome. A
+ * call's timeout is an outcome (`failure: "timeout"`), not an interruption.
+ */
+export interface Interruption {
+  /**
+   * `lease_expired`: the driver that held the run stopped without
+   * releasing it and its lease ran out (a crash, a kill, a stall past the
+   * lease, a lost connection); `lease_broken`: its lease was taken over
+   * before it ran out, its holder known to have stopped (an earlier
+   * incarnation of a Durable Object's host, a driver started again under
+   * the same owner); `released`: the driver let the run go without
+   * recording the outcome (its store refused the write).
+   */
+  readonly cause: "lease_expired" | "lease_broken" | "released";
+  /** The lease that was taken over (not for `released`): its holder, and its expiry by the store's clock. */
+  readonly holder?: string;
+  readonly expiresAt?: number;
+  /** When the interrupted attempt started (its `call.started`, by its writer's clock). */
+  readonly startedAt?: number;
+  /** Set when the attempts reached the driver's `recovery.maxInterruptions`: why the runtime did not run it again itself. */
+  readonly limit?: number;
 }
 
 /**
@@ -166,6 +198,7 @@ export interface ApprovalRequest {
  */
 export type Resolution = "run_again" | "record_result" | "record_failure" | "mark_unknown";
 
+/** The run's first event: its task, the tools it is offered and its limits, fixed for the run. */
 export interface RunCreated extends EventBase {
   readonly type: "run.created";
   readonly runId: RunId;
@@ -174,12 +207,21 @@ export interface RunCreated extends EventBase {
   readonly tools: readonly { readonly name: string; readonly specHash: string }[];
   readonly limits: Limits;
 }
+/** A driver took the run's lease and drives it (the first drive, or one after a stop): the owner and the lease's fencing token. */
 export interface RunResumed extends EventBase {
   readonly type: "run.resumed";
   readonly owner: string;
   /** The lease's fencing token. */
   readonly token: number;
+  /**
+   * The lease this resume took over, never released (v4): the drive before
+   * it stopped without letting go (a crash, a kill, a stall past the lease).
+   * Such a resume is written before anything else is done, and counts
+   * against `recovery.maxResumesWithoutProgress`.
+   */
+  readonly took?: { readonly holder: string; readonly expiresAt: number };
 }
+/** The model decided step `step`: calls to make, or the run's final answer. */
 export interface StepDecided extends EventBase {
   readonly type: "step.decided";
   readonly step: number;
@@ -187,12 +229,14 @@ export interface StepDecided extends EventBase {
   /** The model's answer: provider, model, finish reason, token usage (v2, when the agent reports it). */
   readonly answer?: AnswerInfo;
 }
+/** A call the model asked for was refused before it ran (unknown tool, invalid arguments, denied): what the model is shown instead of a result. */
 export interface CallRejected extends EventBase {
   readonly type: "call.rejected";
   readonly step: number;
   readonly callId: CallId;
   readonly observation: Observation;
 }
+/** The gate's decision on a call: allowed, needs approval, or denied, and whether the tool's spec or a policy decided it. */
 export interface CallPermission extends EventBase {
   readonly type: "call.permission";
   readonly step: number;
@@ -206,12 +250,14 @@ export interface CallPermission extends EventBase {
   /** The tool's side-effect class (v2): what a trace shows of a call. */
   readonly sideEffect?: SideEffect;
 }
+/** A call waits for an approval: the request a person answers, and its hash, which the answer must quote. */
 export interface ApprovalRequested extends EventBase {
   readonly type: "approval.requested";
   readonly approvalId: ApprovalId;
   readonly request: ApprovalRequest;
   readonly requestHash: string;
 }
+/** The answer to an approval request: approve or deny, by whom, for the request with that hash only. */
 export interface ApprovalResolved extends EventBase {
   readonly type: "approval.resolved";
   readonly approvalId: ApprovalId;
@@ -223,6 +269,7 @@ export interface ApprovalResolved extends EventBase {
   /** A person's answer, for a request that wants one. */
   readonly answer?: string;
 }
+/** An attempt of a call is about to run: written before the tool is invoked, with the idempotency key the tool is given. */
 export interface CallStarted extends EventBase {
   readonly type: "call.started";
   readonly step: number;
@@ -230,6 +277,7 @@ export interface CallStarted extends EventBase {
   readonly attempt: number;
   readonly idempotencyKey: string;
 }
+/** An attempt of a call ended: its observation (a result or a failure) is what the model is shown. */
 export interface CallFinished extends EventBase {
   readonly type: "call.finished";
   readonly step: number;
@@ -241,6 +289,7 @@ export interface CallFinished extends EventBase {
   /** One line a person reads ("Edit notes/todo.md (+3 -1)"), when the tool gives one. */
   readonly activity?: string;
 }
+/** An interrupted call was settled, by the consumer's reconcile hook or an operator: run again, or its outcome recorded. */
 export interface CallReconciled extends EventBase {
   readonly type: "call.reconciled";
   readonly step: number;
@@ -266,14 +315,22 @@ export interface CallReopened extends EventBase {
   /** What changed, for the operator. */
   readonly reason: string;
 }
+/** The run ended with the model's final answer: terminal. */
 export interface RunCompleted extends EventBase {
   readonly type: "run.completed";
   readonly output: JsonValue;
 }
+/** The run ended without an answer, for `reason`: terminal. */
 export interface RunFailed extends EventBase {
   readonly type: "run.failed";
-  /** `context_exceeded` (v2): the model's context window was passed, even after compacting. */
-  readonly reason: "max_steps" | "consecutive_failures" | "deadline" | "tool_abort" | "agent_error" | "context_exceeded";
+  /**
+   * `context_exceeded` (v2): the model's context window was passed, even
+   * after compacting. `no_progress` (v4): the run was taken over
+   * `recovery.maxResumesWithoutProgress` times in a row, each drive
+   * stopping without releasing it, with no decision, call outcome or
+   * operator's answer in between (a crash loop).
+   */
+  readonly reason: "max_steps" | "consecutive_failures" | "deadline" | "tool_abort" | "agent_error" | "context_exceeded" | "no_progress";
   readonly detail: string;
 }
 /**
@@ -298,6 +355,7 @@ export interface ContextCompacted extends EventBase {
   /** The summarizing model's answer (summarize), as a decision records it. */
   readonly answer?: AnswerInfo;
 }
+/** An operator cancelled the run: terminal; a call in flight may still record its outcome as `late`. */
 export interface RunCancelled extends EventBase {
   readonly type: "run.cancelled";
   readonly by: string;
@@ -320,7 +378,7 @@ export interface RunMoved extends EventBase {
   readonly epoch: number;
 }
 
-/** Every journal event (versions 1 to 3). */
+/** Every journal event (versions 1 to 4). */
 export type JournalEvent =
   | RunCreated
   | RunResumed

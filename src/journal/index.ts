@@ -1,6 +1,12 @@
 /**
- * The run journal: a versioned union of events, chained by hash, and the
- * reducer that makes a run's state from it.
+ * isoagent/journal: the run journal whole. The versioned union of events
+ * and the ids they carry, the hash chain (`seal`, `verifyChain`), and the
+ * reducer that makes a run's state from its events (`reduce`, `apply`),
+ * with every type of that state. For code that reads, verifies, replays or
+ * writes journals outside a driver: a store, an exporter, an audit, a test
+ * that forges events. An application reads runs through the root's
+ * `RunState`, `RunStatus`, `ApprovalState`, `ApprovalRequest`,
+ * `JournalEvent` and `TranscriptItem`.
  *
  * @module
  */
@@ -11,7 +17,6 @@ export {
   apply,
   ARTIFACTS_KEPT,
   journalNames,
-  initialState,
   pendingApprovals,
   reduce,
   RUN_STATUSES,
@@ -24,3 +29,4 @@ export {
   type StepState,
   type TranscriptItem,
 } from "./reduce.js";
+export { parseApprovalId, parseCallId, parseRunId, type ApprovalId, type CallId, type RunId } from "../ids.js";

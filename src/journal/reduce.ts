@@ -6,7 +6,7 @@
  */
 import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
-import type { Permission } from "../tools/index.js";
+import type { Permission } from "../vocabulary.js";
 import { JournalError } from "./errors.js";
 import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation, TranscriptEntry } from "./events.js";
 
@@ -28,6 +28,7 @@ export type CallStatus =
   | "awaiting_reconciliation" // interrupted side effect: an operator must settle it
   | "done"; // observed
 
+/** One call of the current step as the journal tells it: its status, its attempts, its permission and approval, and its observation once there is one. */
 export interface CallState {
   readonly callId: CallId;
   readonly name: string;
@@ -39,8 +40,10 @@ export interface CallState {
   policyVersion?: string;
   /** Why the call was decided again, when it was (call.reopened, v2): told to the operator asked next. */
   reopened?: string;
-  /** Attempts started so far (0 before the first). */
+  /** Attempts started so far (0 before the first); of a call found started, each was interrupted. */
   attempt: number;
+  /** When the last attempt started, by its writer's clock (v4). */
+  startedAt?: number;
   idempotencyKey?: string;
   approvalId?: ApprovalId;
   observation?: Observation;
@@ -48,6 +51,7 @@ export interface CallState {
   late?: boolean;
 }
 
+/** The current step: the model's decision and each of its calls; `done` once every call is observed. */
 export interface StepState {
   readonly step: number;
   readonly decision: Decision;
@@ -56,6 +60,7 @@ export interface StepState {
   done: boolean;
 }
 
+/** One approval request of the run, by its id: the request, its hash, and the answer once there is one. */
 export interface ApprovalState {
   readonly approvalId: ApprovalId;
   readonly request: ApprovalRequest;
@@ -71,6 +76,7 @@ export interface ApprovalState {
 /** What the agent is shown: built as the journal grows, never re-derived. */
 export type TranscriptItem = TranscriptEntry;
 
+/** A run's state, reduced from its journal (`reduce`, `apply`): plain JSON, so a snapshot holds it as is. */
 export interface RunState {
   readonly v: 1;
   readonly runId: RunId;
@@ -122,6 +128,14 @@ export interface RunState {
   failure?: { reason: string; detail: string };
   cancelled?: { by: string; reason?: string };
   owner?: { owner: string; token: number };
+  /**
+   * Resumes that took the run over from a drive that never released it
+   * (`run.resumed` with `took`, v4), since the last decision, call outcome
+   * (`call.finished`, or one a reconciliation recorded) or operator's
+   * answer (`approval.resolved`): what
+   * `recovery.maxResumesWithoutProgress` bounds. Absent when none.
+   */
+  takeovers?: number;
   /** The last move of the run's ownership (run.moved, v3): where it went, from where, at which event, under which epoch. */
   moved?: { from: string; to: string; epoch: number; seq: number };
 }
@@ -154,6 +168,15 @@ function observe(state: RunState, call: CallState, o: Observation): void {
   }
 }
 
+/**
+ * A call let through (by policy or an approval) may start; one that started
+ * once (decided again after a move, v3: its outcome is unknown) goes to
+ * recovery, which decides whether it runs again.
+ */
+function letThrough(call: CallState): void {
+  call.status = call.attempt > 0 ? "started" : "approved";
+}
+
 /** `waiting` when nothing can move but an operator's answer; `running` otherwise (unless ended). */
 function settleStatus(state: RunState): void {
   if (TERMINAL_STATUSES.has(state.status)) return;
@@ -164,7 +187,7 @@ function settleStatus(state: RunState): void {
 }
 
 /** The state after `run.created`. */
-export function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunState {
+function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunState {
   return {
     v: 1,
     runId: e.runId,
@@ -218,8 +241,10 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       throw new JournalError("JOURNAL_INVALID", `event ${e.seq} creates the run again`);
     case "run.resumed":
       state.owner = { owner: e.owner, token: e.token };
+      if (e.took !== undefined) state.takeovers = (state.takeovers ?? 0) + 1;
       break;
     case "step.decided":
+      delete state.takeovers;
       if (e.answer?.usage !== undefined) state.lastUsage = { input: e.answer.usage.input, items: state.transcript.length };
       state.step = e.step;
       state.current = {
@@ -235,7 +260,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       call.permission = e.permission;
       if (e.policyVersion === undefined) delete call.policyVersion;
       else call.policyVersion = e.policyVersion;
-      if (e.permission === "allow") call.status = "approved";
+      if (e.permission === "allow") letThrough(call);
       break;
     }
     case "call.rejected": {
@@ -253,6 +278,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       break;
     }
     case "approval.resolved": {
+      delete state.takeovers;
       const approval = state.approvals[e.approvalId];
       if (approval === undefined) throw new JournalError("JOURNAL_INVALID", `event ${e.seq} answers approval ${e.approvalId}, which was never requested`);
       approval.status = e.decision === "approve" ? "approved" : "denied";
@@ -262,7 +288,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       // Approving a call lets it start; a denial, and any answer about an
       // interrupted side effect, is followed by the event that settles it.
       if (approval.request.kind === "call" && e.decision === "approve") {
-        callOf(state, approval.request.step, approval.request.callId, e.seq).status = "approved";
+        letThrough(callOf(state, approval.request.step, approval.request.callId, e.seq));
       }
       break;
     }
@@ -270,10 +296,12 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       const call = callOf(state, e.step, e.callId, e.seq);
       call.status = "started";
       call.attempt = e.attempt;
+      call.startedAt = e.at;
       call.idempotencyKey = e.idempotencyKey;
       break;
     }
     case "call.finished": {
+      delete state.takeovers;
       const call = callOf(state, e.step, e.callId, e.seq);
       named(state, e.observation);
       if (e.late === true) {
@@ -288,6 +316,8 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     }
     case "call.reconciled": {
       const call = callOf(state, e.step, e.callId, e.seq);
+      // A recorded outcome is progress, as a call's own is.
+      if (e.observation !== undefined) delete state.takeovers;
       named(state, e.observation);
       if (e.resolution === "run_again") call.status = "approved";
       else if (e.resolution !== "ask_operator" && e.observation !== undefined) observe(state, call, e.observation);
@@ -295,11 +325,13 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     }
     case "call.reopened": {
       const call = callOf(state, e.step, e.callId, e.seq);
-      if (call.status !== "approved" && call.status !== "awaiting_approval") {
+      // Any call not yet observed (v3: one that started, or waits for its
+      // reconciliation, too: a move hands it to a place that decides it again).
+      if (call.status === "pending" || call.status === "done") {
         throw new JournalError("JOURNAL_INVALID", `event ${e.seq} reopens call ${e.callId}, which is ${call.status}`);
       }
       const approval = call.approvalId === undefined ? undefined : state.approvals[call.approvalId];
-      if (approval !== undefined && approval.request.kind === "call" && (approval.status === "pending" || approval.status === "approved")) approval.status = "voided";
+      if (approval !== undefined && (approval.status === "pending" || approval.status === "approved")) approval.status = "voided";
       call.status = "pending";
       call.reopened = e.reason;
       delete call.approvalId;

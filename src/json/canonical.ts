@@ -162,7 +162,7 @@ export function cloneJson(value: unknown): JsonValue {
 const hexDigits = "0123456789abcdef";
 
 /** Lowercase hex of bytes. */
-export function toHex(bytes: Uint8Array): string {
+function toHex(bytes: Uint8Array): string {
   let s = "";
   for (let k = 0; k < bytes.length; k++) s += hexDigits[bytes[k]! >> 4]! + hexDigits[bytes[k]! & 15]!;
   return s;

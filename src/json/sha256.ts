@@ -22,7 +22,7 @@ const HEX2: string[] = Array.from({ length: 256 }, (_, k) => (k < 16 ? "0" : "")
 let scratch = new Uint8Array(1024);
 
 /** SHA-256 of bytes, as 64 lowercase hex digits. */
-export function sha256HexSyncBytes(data: Uint8Array): string {
+function sha256HexSyncBytes(data: Uint8Array): string {
   const n = data.length;
   const blocks = paddedLength(n);
   if (scratch.length < blocks) scratch = new Uint8Array(Math.max(blocks, scratch.length * 2));

@@ -4,7 +4,7 @@
  * content checked, see elicit.ts); sampling, refused unless the application
  * gives a sampling agent; anything else, method not found.
  */
-import { cleanText } from "../driver/hygiene.js";
+import { cleanText } from "../call/hygiene.js";
 import type { AbortSignalLike } from "../web.js";
 import { checkedContent, declineElicitation, requestedSchemaProblem, type McpElicitHandler } from "./elicit.js";
 import { McpError } from "./errors.js";

@@ -7,7 +7,7 @@
  * Everything the server sends is checked before it is used.
  */
 import { isIsoagentError } from "../errors.js";
-import { cleanText } from "../driver/hygiene.js";
+import { cleanText } from "../call/hygiene.js";
 import type { JsonValue } from "../json/index.js";
 import { after, newAbortController, randomBytes, type AbortSignalLike } from "../web.js";
 import { answerServer, type McpCallContext, type McpSamplingAgent } from "./answer.js";
@@ -183,15 +183,23 @@ export class McpConnection {
   /**
    * Sends a request and answers its result. A request the server refused
    * because it ended the session (HTTP 404) is sent again once, in a new
-   * session: the server did not act on it.
+   * session: the server did not act on it. `beforeResend` runs in between,
+   * once the new session is open (a tool call lists the tools again there,
+   * and refuses to be sent when its tool changed); what it throws is the
+   * request's failure.
    */
-  async request(method: string, params: JsonObject, options: { signal?: AbortSignalLike | undefined; timeoutMs?: number | undefined; onProgress?: ((p: McpProgress) => void) | undefined; context?: McpCallContext | undefined } = {}): Promise<JsonObject> {
+  async request(
+    method: string,
+    params: JsonObject,
+    options: { signal?: AbortSignalLike | undefined; timeoutMs?: number | undefined; onProgress?: ((p: McpProgress) => void) | undefined; context?: McpCallContext | undefined; beforeResend?: (() => Promise<void>) | undefined } = {},
+  ): Promise<JsonObject> {
     if (this.renewing !== undefined) await this.renewing;
     try {
       return await this.once(method, params, options);
     } catch (e) {
       if (!isIsoagentError(e, "MCP_SESSION_EXPIRED")) throw e;
       await this.renew();
+      await options.beforeResend?.();
       return this.once(method, params, options);
     }
   }
@@ -321,7 +329,7 @@ export class McpConnection {
     try {
       reply = resultResponse(req.id, await answerServer(req, { ...this.contextOf(related), server: this.state?.serverInfo.name ?? "mcp", signal: controller.signal }, this.options));
     } catch (e) {
-      reply = e instanceof McpError && e.rpcCode !== undefined ? errorResponse(req.id, e.rpcCode, e.message) : errorResponse(req.id, RPC.INTERNAL_ERROR, "the client could not answer");
+      reply = isIsoagentError(e, "MCP_RPC_ERROR") && (e as McpError).rpcCode !== undefined ? errorResponse(req.id, (e as McpError).rpcCode!, e.message) : errorResponse(req.id, RPC.INTERNAL_ERROR, "the client could not answer");
     } finally {
       this.incoming.delete(req.id);
     }

@@ -14,10 +14,10 @@ export { streamableHttp, StreamableHttpTransport, type StreamableHttpOptions } f
 export { type McpTransport } from "./transport.js";
 export { kvSessions, memorySessions, type KeyValueLike, type McpSessionState, type McpSessionStore } from "./sessions.js";
 export { classifyTool, sideEffectOf, UNTRUSTED, type McpClassification, type McpToolAnnotations } from "./classify.js";
-export { definitionHash, listTools, MAX_LIST_PAGES, MAX_TOOLS, type McpRefusedTool, type McpToolDefinition } from "./list.js";
+export { definitionHash, listTools, MAX_LIST_CHARS, MAX_LIST_PAGES, MAX_TOOL_CHARS, MAX_TOOLS, type McpRefusedTool, type McpToolDefinition } from "./list.js";
 export { MAX_DESCRIPTION_CHARS, mcpTools, META_IDEMPOTENCY_KEY, META_RUN_ID, type McpToolSet, type McpToolsOptions } from "./tools.js";
 export { parseMessage, toMessage, type JsonObject, type JsonRpcId, type JsonRpcMessage } from "./jsonrpc.js";
 export { mcpRunsServer, mcpServer, type McpContentBlock, type McpServer, type McpServerOptions } from "./server/server.js";
-export { approvalRequiredObservation, type ArtifactSink } from "./server/call.js";
+export { type ArtifactSink } from "./server/call.js";
 export { operatorOnlyText, type McpCaller, type RunsControl } from "./server/runs.js";
 export { type RequestLike, type ResponseLike } from "./server/web.js";

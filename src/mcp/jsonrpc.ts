@@ -5,6 +5,8 @@
  * most 256) and checked for its shape before anything acts on it.
  */
 import { tryParseJson, type JsonValue } from "../json/index.js";
+import { decodeUtf8Fatal } from "../web.js";
+import { readToolsList } from "./listing.js";
 
 /** A request or response id: a string or a number, never null. */
 export type JsonRpcId = string | number;
@@ -38,6 +40,7 @@ export interface JsonRpcErrorResponse {
   readonly id: JsonRpcId | null;
   readonly error: JsonRpcErrorObject;
 }
+/** Any JSON-RPC 2.0 message: a request, a notification, a result or an error response. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResult | JsonRpcErrorResponse;
 
 /** JSON-RPC's own error codes (and MCP's use of them). */
@@ -89,11 +92,18 @@ export function toMessage(value: JsonValue): JsonRpcMessage | string {
   return value as unknown as JsonRpcMessage;
 }
 
-/** Text or bytes from the other side as a JSON-RPC message, through the strict JSON boundary; or why not. */
+/**
+ * Text or bytes from the other side as a JSON-RPC message, through the
+ * strict JSON boundary; or why not. A tools/list answer the boundary refuses
+ * whole is read again tool by tool (`readToolsList`): an entry it
+ * refuses is left out of the listing alone, with its reason.
+ */
 export function parseMessage(input: string | Uint8Array): JsonRpcMessage | string {
   const r = tryParseJson(input);
-  if (!r.ok) return `not valid JSON: ${r.error.message}`;
-  return toMessage(r.value);
+  if (r.ok) return toMessage(r.value);
+  const text = r.error.code === "JSON_INVALID_UTF8" ? "" : typeof input === "string" ? input : decodeUtf8Fatal(input);
+  const listing = text.includes('"tools"') ? readToolsList(text) : undefined;
+  return listing === undefined ? `not valid JSON: ${r.error.message}` : toMessage(listing);
 }
 
 /** An error response. */

@@ -15,9 +15,17 @@ export interface SseEvent {
   readonly id: string | undefined;
 }
 
-/** An incremental parser: feed it decoded text, it answers the events completed so far. */
+/**
+ * An incremental parser: feed it decoded text, it answers the events
+ * completed so far. Each chunk is scanned once (the partial line kept between
+ * chunks is never rescanned), and the event being read, its partial line
+ * included, is held to `maxEventChars`: a line that would pass the cap fails
+ * the push that would take it past, before it is buffered.
+ */
 export class SseParser {
-  private buffer = "";
+  /** The line read so far (no line end yet), in pieces: joined once it ends. */
+  private partial: string[] = [];
+  private partialChars = 0;
   private data: string[] = [];
   private dataChars = 0;
   private type = "";
@@ -29,28 +37,39 @@ export class SseParser {
 
   constructor(private readonly maxEventChars = 16 * 1024 * 1024) {}
 
-  /** Parses a chunk; answers the events it completed. */
+  private tooLarge(): McpError {
+    return new McpError("MCP_MESSAGE_TOO_LARGE", `an event of the stream is larger than ${this.maxEventChars} characters`);
+  }
+
+  /** Parses a chunk; answers the events it completed. Throws MCP_MESSAGE_TOO_LARGE when the event being read passes the cap. */
   push(chunk: string): SseEvent[] {
     const out: SseEvent[] = [];
-    let text = chunk;
-    if (this.sawCr && text.startsWith("\n")) text = text.slice(1);
-    this.sawCr = false;
-    this.buffer += text;
+    if (chunk.length === 0) return out;
     let start = 0;
-    for (let k = 0; k < this.buffer.length; k++) {
-      const c = this.buffer.charCodeAt(k);
+    if (this.sawCr && chunk.charCodeAt(0) === 10) start = 1;
+    this.sawCr = false;
+    for (let k = start; k < chunk.length; k++) {
+      const c = chunk.charCodeAt(k);
       if (c !== 10 && c !== 13) continue;
-      const line = this.buffer.slice(start, k);
+      if (this.partialChars + (k - start) + this.dataChars > this.maxEventChars) throw this.tooLarge();
+      const piece = chunk.slice(start, k);
+      const line = this.partial.length === 0 ? piece : this.partial.join("") + piece;
+      this.partial = [];
+      this.partialChars = 0;
       if (c === 13) {
-        if (k + 1 === this.buffer.length) this.sawCr = true;
-        else if (this.buffer.charCodeAt(k + 1) === 10) k++;
+        if (k + 1 === chunk.length) this.sawCr = true;
+        else if (chunk.charCodeAt(k + 1) === 10) k++;
       }
       start = k + 1;
       const e = this.line(line);
       if (e !== undefined) out.push(e);
     }
-    this.buffer = this.buffer.slice(start);
-    if (this.buffer.length + this.dataChars > this.maxEventChars) throw new McpError("MCP_MESSAGE_TOO_LARGE", `an event of the stream is larger than ${this.maxEventChars} characters`);
+    const rest = chunk.length - start;
+    if (rest > 0) {
+      if (this.partialChars + rest + this.dataChars > this.maxEventChars) throw this.tooLarge();
+      this.partial.push(start === 0 ? chunk : chunk.slice(start));
+      this.partialChars += rest;
+    }
     return out;
   }
 
@@ -65,7 +84,7 @@ export class SseParser {
       case "data":
         this.data.push(value);
         this.dataChars += value.length + 1;
-        if (this.dataChars > this.maxEventChars) throw new McpError("MCP_MESSAGE_TOO_LARGE", `an event of the stream is larger than ${this.maxEventChars} characters`);
+        if (this.dataChars > this.maxEventChars) throw this.tooLarge();
         break;
       case "event":
         this.type = value;

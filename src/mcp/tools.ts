@@ -9,9 +9,11 @@
  * idempotency key and run id travel in `_meta`.
  */
 import { compileSchema, loadFullSchemaSupport, type CompiledSchema } from "../schema/index.js";
-import { abortRun, compileTool, ToolError, type OutputPolicy, type ReconcileHook, type ResourceRef, type Tool, type ToolContext } from "../tools/index.js";
+import { abortRun, compileTool, isAbortRun, ToolError, type OutputPolicy, type ReconcileHook, type ResourceRef, type Tool, type ToolContext } from "../tools/index.js";
 import { isIsoagentError } from "../errors.js";
-import { cleanText } from "../driver/hygiene.js";
+import { cleanText, hasInvisible } from "../call/hygiene.js";
+import { isToolError } from "../call/gate.js";
+import { mapStrings } from "../call/redact.js";
 import type { JsonValue } from "../json/index.js";
 import { parseUrl } from "../web.js";
 import { classifyTool, type McpClassification } from "./classify.js";
@@ -21,8 +23,9 @@ import { McpError } from "./errors.js";
 import type { JsonObject } from "./jsonrpc.js";
 import { definitionHash, listTools, type McpRefusedTool, type McpToolDefinition } from "./list.js";
 
-/** The `_meta` keys isoagent sends with every call. */
+/** The `_meta` key of the call's idempotency key, sent with every call. */
 export const META_IDEMPOTENCY_KEY = "io.isoagent/idempotencyKey";
+/** The `_meta` key of the run's id, sent with every call. */
 export const META_RUN_ID = "io.isoagent/runId";
 
 /** The longest tool description kept (the model sees it). */
@@ -77,9 +80,10 @@ function describeAnnotations(a: JsonObject | undefined): string {
 
 /** A call's failure to reach an answer, in the error contract's words. */
 function transportError(server: string, tool: string, readOnly: boolean, e: unknown): ToolError {
-  if (e instanceof McpError && e.code === "MCP_RPC_ERROR") {
-    return new ToolError(`the MCP server ${JSON.stringify(server)} refused the call to ${tool} (error ${e.rpcCode ?? "unknown"}): ${oneLine(e.serverMessage ?? e.message, 1000)}`, {
-      next: e.rpcCode === -32602 ? `Check the arguments against ${tool}'s schema, then call it again.` : `Call ${tool} again only if a different request could avoid this.`,
+  if (isIsoagentError(e, "MCP_RPC_ERROR")) {
+    const m = e as McpError;
+    return new ToolError(`the MCP server ${JSON.stringify(server)} refused the call to ${tool} (error ${m.rpcCode ?? "unknown"}): ${oneLine(m.serverMessage ?? m.message, 1000)}`, {
+      next: m.rpcCode === -32602 ? `Check the arguments against ${tool}'s schema, then call it again.` : `Call ${tool} again only if a different request could avoid this.`,
       recovery: "If it is refused again, stop and report it.",
     });
   }
@@ -91,16 +95,17 @@ function transportError(server: string, tool: string, readOnly: boolean, e: unkn
 }
 
 /**
- * Turns the tools of a connected MCP server into isoagent tools.
- *
- * @example
- * ```ts
- * const connection = await connectMcp({ url: "https://mcp.example.com/mcp" })
- * const weather = await mcpTools(connection, { prefix: "weather_", trustAnnotations: true })
- * const driver = createDriver({ agent, tools: [...weather.tools], reconcile: weather.reconcile })
- * console.log(weather.refused) // [{ name: "remote_schema", code: "SCHEMA_EXTERNAL_REF", reason: "..." }]
- * ```
+ * Whether a schema (compiled, so of bounded depth) has an invisible
+ * formatting character in any string or key: it reaches the model as the
+ * server wrote it, so it cannot be cleaned without changing what it checks.
  */
+function invisibleIn(schema: JsonObject): boolean {
+  let found = false;
+  const look = (text: string): string => ((found ||= hasInvisible(text)), text);
+  mapStrings(schema, look, look);
+  return found;
+}
+
 /**
  * Compiles, loading full schema support first when the schema needs it: a
  * server's schemas often assert formats (`uri`, `date-time`), and a listing
@@ -116,6 +121,17 @@ async function withFullSupport<T>(compile: () => T): Promise<T> {
   }
 }
 
+/**
+ * Turns the tools of a connected MCP server into isoagent tools.
+ *
+ * @example
+ * ```ts
+ * const connection = await connectMcp({ url: "https://mcp.example.com/mcp" })
+ * const weather = await mcpTools(connection, { prefix: "weather_", trustAnnotations: true })
+ * const driver = createDriver({ agent, tools: [...weather.tools], reconcile: weather.reconcile })
+ * console.log(weather.refused) // [{ name: "remote_schema", code: "SCHEMA_EXTERNAL_REF", reason: "..." }]
+ * ```
+ */
 export async function mcpTools(connection: McpConnection, options: McpToolsOptions = {}): Promise<McpToolSet> {
   const prefix = options.prefix ?? "";
   if (typeof prefix !== "string" || !/^[A-Za-z0-9_-]{0,32}$/.test(prefix)) throw new McpError("MCP_OPTIONS_INVALID", "prefix must be at most 32 of [A-Za-z0-9_-]");
@@ -189,15 +205,19 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
           ].join("\n"),
         activity: (_a: never, result: JsonValue) => `MCP ${server}/${def.name}${typeof result === "string" && result.includes(LIST_CHANGED_NOTE) ? " (the server's tool list changed; not applied)" : ""}`,
         call: async (args: never, ctx: ToolContext) => {
-          await verify().catch((e: unknown) => {
-            throw transportError(server, name, readOnly, e);
-          });
-          const drifted = drift.get(def.name);
-          if (drifted !== undefined) {
-            throw abortRun(
-              `TOOL_SHAPE_CHANGED: the MCP server ${JSON.stringify(server)} ${drifted === "removed" ? "no longer offers" : "changed"} tool ${JSON.stringify(def.name)} (its description, schemas or annotations) since this run was offered it; it was not called. Start a new run to use what the server offers now.`,
-            );
-          }
+          /** The tool as this run was offered it, or the run stops here (TOOL_SHAPE_CHANGED): before the call, and again before it is sent in a new session. */
+          const guard = async (): Promise<void> => {
+            await verify().catch((e: unknown) => {
+              throw transportError(server, name, readOnly, e);
+            });
+            const drifted = drift.get(def.name);
+            if (drifted !== undefined) {
+              throw abortRun(
+                `TOOL_SHAPE_CHANGED: the MCP server ${JSON.stringify(server)} ${drifted === "removed" ? "no longer offers" : "changed"} tool ${JSON.stringify(def.name)} (its description, schemas or annotations) since this run was offered it; it was not called. Start a new run to use what the server offers now.`,
+              );
+            }
+          };
+          await guard();
           const notes: string[] = [];
           const seen = noted.get(ctx.runId) ?? baseline;
           if (connection.toolsChanged > seen) notes.push(`[Note: ${LIST_CHANGED_NOTE}, and ${def.name} is unchanged.]`);
@@ -208,9 +228,17 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
             r = await connection.request(
               "tools/call",
               { name: def.name, arguments: args as JsonValue, _meta: { [META_IDEMPOTENCY_KEY]: ctx.idempotencyKey, [META_RUN_ID]: ctx.runId } },
-              { signal: ctx.signal, onProgress: (p) => ctx.progress(p), context: { tool: name, runId: ctx.runId, callId: ctx.callId } },
+              {
+                signal: ctx.signal,
+                onProgress: (p) => ctx.progress(p),
+                context: { tool: name, runId: ctx.runId, callId: ctx.callId },
+                // A new session: the list is read again (a rug pull would otherwise hide behind it).
+                beforeResend: guard,
+              },
             );
           } catch (e) {
+            if (isToolError(e) || isAbortRun(e)) throw e; // the guard's, before a resend
+
             throw transportError(server, name, readOnly, e);
           }
           const content = Array.isArray(r["content"]) ? r["content"] : [];
@@ -236,6 +264,10 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
         },
       };
       await withFullSupport(() => compileTool(tool));
+      if (invisibleIn(def.inputSchema) || (def.outputSchema !== undefined && invisibleIn(def.outputSchema))) {
+        refused.push({ name: def.name, code: "MCP_TOOL_INVALID", reason: "its schema carries invisible formatting characters (bidirectional controls or tag characters), which would reach the model unseen" });
+        continue;
+      }
       pinned.set(def.name, definitionHash(def));
       if (c.idempotent === true && !readOnly) idempotent.add(name);
       tools.push(tool);

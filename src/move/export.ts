@@ -6,12 +6,13 @@
 import type { RunId } from "../ids.js";
 import type { JournalEvent, RunCreated } from "../journal/index.js";
 import type { Store } from "../store/index.js";
-import type { Workspace } from "../toolkit/workspace.js";
+import type { Workspace } from "../workspace.js";
 import { encodeUtf8 } from "../web.js";
 import { toBase64 } from "./base64.js";
 import { MoveError } from "./errors.js";
 import { artifactNames, BUNDLE_FORMAT, BUNDLE_VERSION, type BundleHeader, type BundleWorkspace } from "./format.js";
 import { sha256Hex } from "../json/index.js";
+import { signVouch, type BundleSignature, type SigningKey } from "./trust.js";
 
 /** Options of {@link exportRun}. */
 export interface ExportOptions {
@@ -19,6 +20,13 @@ export interface ExportOptions {
   readonly fromSeq?: number;
   /** The run's workspace: its files and the receipts of the run's calls go with the run. */
   readonly workspace?: Workspace;
+  /**
+   * This place's signing key (see {@link signingKey}): the trailer then
+   * carries its signature over what this place vouches for, the whole run
+   * when it owns it, else as far as its copy is vouched for (its custody's
+   * `vouched`), and nothing when that is none of the bundle.
+   */
+  readonly signing?: SigningKey;
 }
 
 /** Lines per chunk the export yields. */
@@ -108,8 +116,17 @@ export async function* exportRun(store: Store, runId: RunId, options: ExportOpti
     }
   }
   if (workspace !== undefined) chunk += `${JSON.stringify({ workspace })}\n`;
-  chunk += `${JSON.stringify({ end: { events: events.length, artifacts: shas.length, head: header.head } })}\n`;
+  const signature = options.signing === undefined ? undefined : await vouch(store, runId, options.signing, header, events);
+  chunk += `${JSON.stringify({ end: { events: events.length, artifacts: shas.length, head: header.head, ...(signature === undefined ? {} : { signature }) } })}\n`;
   yield chunk;
+}
+
+/** The signature of what this place vouches for in the bundle: all of a run it owns, else its copy's vouched prefix, if the bundle reaches it. */
+async function vouch(store: Store, runId: RunId, key: SigningKey, h: BundleHeader, events: readonly JournalEvent[]): Promise<BundleSignature | undefined> {
+  const custody = await store.custody?.(runId);
+  const seq = custody === undefined ? h.to : Math.min(custody.vouched ?? 0, h.to);
+  if (seq < 1 || seq < h.from - 1) return undefined;
+  return signVouch(key, runId, seq, seq === h.from - 1 ? h.prev : events[seq - h.from]!.hash);
 }
 
 /** A bundle's chunks as UTF-8 bytes (for a request body, a file). */

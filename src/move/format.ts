@@ -14,8 +14,11 @@
  * 4. `{"workspace": {files: [{path, sha256, size}], receipts: [{key, result}]}}`,
  *    when a workspace was attached: its files (their bytes are artifact
  *    lines) and the receipts of the run's calls.
- * 5. `{"end": {events, artifacts, head}}`: the trailer, so that a cut bundle
- *    is told from a whole one.
+ * 5. `{"end": {events, artifacts, head, signature?}}`: the trailer, so that a
+ *    cut bundle is told from a whole one; `signature` `{kid, seq, hash, sig}`
+ *    when the exporting place vouches for the run up to event `seq` (see
+ *    trust.ts; a reader that predates it ignores it, as it ignores any other
+ *    member of the trailer).
  */
 import type { JournalEvent, Observation } from "../journal/index.js";
 

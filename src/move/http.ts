@@ -33,7 +33,7 @@ export interface HttpPlaceOptions {
 }
 
 const STORE_CODES = new Set<string>(STORE_ERROR_CODES);
-const MOVE_CODES = new Set<string>(["BUNDLE_INVALID", "BUNDLE_VERSION", "BUNDLE_TRUNCATED", "BUNDLE_REORDERED", "BUNDLE_TAMPERED", "BUNDLE_ARTIFACT_MISSING", "BUNDLE_TOO_LARGE", "RUN_DIVERGED", "MOVE_FENCED", "MOVE_REFUSED"]);
+const MOVE_CODES = new Set<string>(["BUNDLE_INVALID", "BUNDLE_VERSION", "BUNDLE_TRUNCATED", "BUNDLE_REORDERED", "BUNDLE_TAMPERED", "BUNDLE_ARTIFACT_MISSING", "BUNDLE_TOO_LARGE", "BUNDLE_KEY_INVALID", "BUNDLE_SIGNATURE_INVALID", "RUN_DIVERGED", "MOVE_FENCED", "MOVE_REFUSED"]);
 
 /** The API's refusal as the typed error it was on the other side. */
 async function refusal(res: { status: number; json(): Promise<unknown> }, where: string): Promise<never> {
@@ -99,7 +99,8 @@ export function httpPlace(options: HttpPlaceOptions): Place {
     async receive(_runId, bundle, role) {
       const res = await call("POST", `/runs/import?role=${role}`, await requestBody(bundle), BUNDLE_MEDIA_TYPE);
       const r = (await res.json()) as Omit<ImportResult, "custody"> & { custody: Custody | null };
-      return { ...r, custody: r.custody ?? undefined };
+      // (A place that predates trust does not say what it decided again.)
+      return { ...r, reopened: typeof r.reopened === "number" ? r.reopened : 0, custody: r.custody ?? undefined };
     },
     async seal(runId, to) {
       return (await (await call("POST", `${run(runId)}/move`, JSON.stringify({ action: "release", to }))).json()) as { seq: number; epoch: number };

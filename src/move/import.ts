@@ -6,18 +6,25 @@
  * `importEvents`. A run the store lacks is created; a copy that is a
  * prefix of the bundle is fast-forwarded; a bundle that is a prefix of the
  * copy changes nothing; a bundle that differs from the copy is refused,
- * naming the first differing event.
+ * naming the first differing event. A bundle that hands the run to this
+ * store keeps the decisions it carries only when a key trusted here vouched
+ * for it up to the seal; otherwise the store reopens its open calls in the
+ * same write (handover.ts, trust.ts; docs/moves.md, "Trust").
  */
 import { isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
-import { apply, JournalError, reduce, verifyChain, type JournalEvent, type RunState, type RunStatus } from "../journal/index.js";
-import { shapeChecker } from "../driver/context.js";
-import { loadStateAt } from "../driver/load.js";
+import { systemClock, type Clock } from "../clock.js";
+import { apply, reduce, type JournalEvent, type RunMoved, type RunState, type RunStatus } from "../journal/index.js";
+import { shapeChecker } from "../call/refusal.js";
+import { loadStateAt } from "../store/load.js";
+import { isJournalError } from "../journal/errors.js";
 import { StoreError, type Custody, type Store } from "../store/index.js";
-import type { Workspace } from "../toolkit/workspace.js";
+import type { Workspace } from "../workspace.js";
 import { MoveError } from "./errors.js";
 import { memoryCopies } from "./memory.js";
 import { checkFencing, readBundle, type BundleInput, type BundleLimits, type VerifiedBundle } from "./read.js";
+import { decideAgain } from "./handover.js";
+import { vouchedSeq, type PlaceKeys } from "./trust.js";
 
 /** Options of {@link importRun}. */
 export interface ImportOptions extends BundleLimits {
@@ -40,6 +47,16 @@ export interface ImportOptions extends BundleLimits {
   readonly workspace?: Workspace;
   /** The run the bundle must be of (the id in a URL): another is refused. */
   readonly runId?: string;
+  /**
+   * This place's keys (see {@link PlaceKeys}). A run handed here keeps the
+   * decisions its history carries only when a key trusted here (or this
+   * place's own signing key) vouched for it up to the seal; otherwise every
+   * call it brings that is not pending and not yet observed is decided here
+   * again. Default: no key, so nothing is trusted.
+   */
+  readonly keys?: PlaceKeys;
+  /** Stamps the events this place writes as it takes a run over. Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 /** What an import did. */
@@ -49,8 +66,10 @@ export interface ImportResult {
   readonly outcome: "created" | "fast_forwarded" | "unchanged";
   /** The copy's last event after the import. */
   readonly seq: number;
-  /** Events written. */
+  /** Events written (the bundle's, and those this place wrote as it took the run over). */
   readonly written: number;
+  /** The calls this place decides again as it takes the run over: their decisions were not vouched for by a key it trusts. */
+  readonly reopened: number;
   readonly status: RunStatus;
   /** The run's custody here after the import: undefined when this store now owns the run. */
   readonly custody: Custody | undefined;
@@ -82,11 +101,13 @@ export function movable(store: Store): Store & Required<Pick<Store, "importEvent
  * differing event), JOURNAL_CONFLICT (a tail that starts past the copy's
  * end: `actualSeq` says where it ends), RUN_NOT_FOUND (a tail of a run the
  * store lacks), RUN_OWNED (a bundle that would grow a run this store owns),
- * TOOL_SHAPE_CHANGED.
+ * TOOL_SHAPE_CHANGED, BUNDLE_SIGNATURE_INVALID (a trusted key's signature
+ * that fails). `reopened` in the result counts the calls decided again
+ * here because no key trusted here vouched for them.
  *
  * @example
  * ```ts
- * const r = await importRun(store, request.body, { here: "edge", role: "in_transit", tools: toolShapes(tools) })
+ * const r = await importRun(store, request.body, { here: "edge", role: "in_transit", tools: toolShapes(tools), keys: await placeKeys({ trustedKeys: env.ISOAGENT_TRUSTED_KEYS }) })
  * // r.outcome: "created" | "fast_forwarded" | "unchanged"; r.custody: undefined once the run is owned here
  * ```
  */
@@ -119,7 +140,7 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
     const fresh = bundle.events.filter((e) => e.seq > head);
     const custodyNow = copy === undefined ? undefined : await s.custody(runId);
     if (fresh.length === 0) {
-      return { runId, outcome: "unchanged", seq: head, written: 0, status: copy!.state.status, custody: custodyNow };
+      return { runId, outcome: "unchanged", seq: head, written: 0, reopened: 0, status: copy!.state.status, custody: custodyNow };
     }
     // Refused before anything is written (the store refuses it again, atomically).
     if (copy !== undefined && custodyNow === undefined) throw new StoreError("RUN_OWNED", `run ${runId} is owned here: it grows by its own appends, never by an import`);
@@ -132,18 +153,23 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
         for (const e of fresh) apply(after, e);
       }
     } catch (e) {
-      if (e instanceof JournalError) throw new MoveError("BUNDLE_INVALID", `the bundle's events do not make a run: ${e.message}`);
+      if (isJournalError(e)) throw new MoveError("BUNDLE_INVALID", `the bundle's events do not make a run: ${e.message}`);
       throw e;
     }
     const last = fresh[fresh.length - 1]!;
     const role = options.role ?? "mirror";
     const handsOver = last.type === "run.moved" && options.here !== undefined && last.to === options.here;
     if (options.tools !== undefined && (handsOver || role === "in_transit")) shapeChecker(options.tools)(after);
+    // Who vouches for the history: this copy as far as it was vouched for, and the bundle's signature by a key trusted here.
+    const signed = await vouchedSeq(runId, bundle.signature, options.keys, (seq) => hashAt(s, runId, bundle, seq));
+    const vouched = Math.max(custodyNow?.vouched ?? 0, signed);
+    // A run handed here that nobody trusted here vouched for up to its seal: its open calls are decided here again.
+    const own = handsOver && vouched < last.seq ? decideAgain(after, last as RunMoved, options.here!, options.clock ?? systemClock) : [];
     for (const bytes of bundle.artifacts.values()) await s.putArtifact(bytes);
     if (options.workspace !== undefined && bundle.workspace !== undefined) await applyWorkspace(options.workspace, bundle);
     let written: { seq: number; custody: Custody | undefined };
     try {
-      written = await s.importEvents(runId, fresh, { expectedSeq: head, status: after.status, role, here: options.here });
+      written = await s.importEvents(runId, own.length === 0 ? fresh : [...fresh, ...own], { expectedSeq: head, status: after.status, role, here: options.here, own: own.length, vouched });
     } catch (e) {
       // Another import (or the owner) moved the copy meanwhile: judge the bundle against it again.
       if (isIsoagentError(e, "JOURNAL_CONFLICT") && attempt < 4) continue;
@@ -152,8 +178,16 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
     if (after.seq - (copy?.snapshotSeq ?? 0) >= SNAPSHOT_EVERY || copy === undefined) {
       await s.putSnapshot(runId, { seq: after.seq, hash: after.hash, state: after });
     }
-    return { runId, outcome: copy === undefined ? "created" : "fast_forwarded", seq: written.seq, written: fresh.length, status: after.status, custody: written.custody };
+    return { runId, outcome: copy === undefined ? "created" : "fast_forwarded", seq: written.seq, written: fresh.length + own.length, reopened: own.length, status: after.status, custody: written.custody };
   }
+}
+
+/** The hash of event `seq` of the run the bundle continues: the bundle's own, the one it follows, or the copy's. */
+async function hashAt(store: Store, runId: RunId, bundle: VerifiedBundle, seq: number): Promise<string | undefined> {
+  const { from, prev } = bundle.header;
+  if (seq >= from) return bundle.events[seq - from]?.hash;
+  if (seq === from - 1) return prev;
+  return (await store.read(runId, seq))[0]?.hash;
 }
 
 /** The copy's state (snapshot and tail, verified from the snapshot), and its snapshot's seq; undefined when the store lacks the run. */

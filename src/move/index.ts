@@ -2,7 +2,9 @@
  * isoagent/move: one run, many places. A verifiable, streamed run bundle
  * (exportRun, importRun), moves of a run's ownership between places with
  * fencing (moveRun, settleMove, sealRun), mirrors of a run to another
- * place (mirrorRun), and the HTTP side of a place (httpPlace).
+ * place (mirrorRun), the HTTP side of a place (httpPlace), and the keys
+ * that say whose decisions a place takes when a run is handed to it
+ * (generateBundleKey, signingKey, trustedKeys; see docs/moves.md).
  *
  * @module
  */
@@ -18,4 +20,5 @@ export { fromBase64, toBase64 } from "./base64.js";
 export { checkImport, custodyAfterImport, tokensAfter } from "../store/copies.js";
 export { tailBundle, tailOf } from "./tail.js";
 export { httpPlace, type HttpFetch, type HttpPlaceOptions } from "./http.js";
+export { generateBundleKey, placeKeys, signingKey, trustedKeys, type BundleJwk, type BundleKeyAlgorithm, type BundleSignature, type PlaceKeys, type SigningKey, type TrustedKeys } from "./trust.js";
 export { mirrorRuns, type Mirror, type MirrorOptions, type MirrorState } from "./mirror.js";

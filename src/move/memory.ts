@@ -5,7 +5,7 @@
  */
 import type { RunId } from "../ids.js";
 import type { JournalEvent } from "../journal/index.js";
-import { checkImport, custodyAfterImport, tokensAfter } from "../store/copies.js";
+import { abandoned, planImport } from "../store/copies.js";
 import { taskTitle } from "../store/checks.js";
 import { MEMORY_STORES, type RunRecord } from "../store/memory.js";
 import { StoreError, type ImportGuard, type Store } from "../store/index.js";
@@ -18,11 +18,9 @@ export function memoryCopies(store: Store): Required<Pick<Store, "importEvents" 
   return {
     async importEvents(runId: RunId, events: readonly JournalEvent[], guard: ImportGuard) {
       const r = runs.get(runId);
-      checkImport(runId, r && { custody: r.custody, ...r.head }, events, guard.expectedSeq);
+      const written = planImport(runId, r, events, guard, clock.now());
       const first = events[0]!;
-      const t: RunRecord = r ?? { events: [], title: first.type === "run.created" ? taskTitle(first.task) : "", head: { seq: 0, hash: "" }, status: guard.status, createdAt: first.at, updatedAt: 0, lease: undefined, tokens: 0, snapshot: undefined };
-      t.custody = custodyAfterImport(t.custody, events, guard.role, guard.here, clock.now());
-      t.tokens = tokensAfter(t.tokens, events);
+      const t: RunRecord = Object.assign(r ?? { events: [], title: first.type === "run.created" ? taskTitle(first.task) : "", head: { seq: 0, hash: "" }, status: guard.status, createdAt: first.at, updatedAt: 0, tokens: 0 }, written);
       write(t, events, guard.status);
       runs.set(runId, t);
       return { ...t.head, custody: t.custody };
@@ -30,8 +28,9 @@ export function memoryCopies(store: Store): Required<Pick<Store, "importEvents" 
     async abandonTransit(runId: RunId) {
       const r = runs.get(runId);
       if (r === undefined) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
-      if (r.custody?.role !== "in_transit") return false;
-      r.custody = { ...r.custody, role: "mirror" };
+      const next = abandoned(r.custody);
+      if (next === undefined) return false;
+      r.custody = next;
       return true;
     },
   };

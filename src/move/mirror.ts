@@ -14,6 +14,7 @@ import type { RunId } from "../ids.js";
 import { after } from "../web.js";
 import type { RunSummary, Store } from "../store/index.js";
 import { exportRun } from "./export.js";
+import type { SigningKey } from "./trust.js";
 import type { Place } from "./place.js";
 
 /** Where one run's mirror stands. */
@@ -45,6 +46,8 @@ export interface MirrorOptions {
   readonly retryMs?: number;
   readonly maxRetryMs?: number;
   readonly clock?: Clock;
+  /** This place's signing key: each push vouches for what it carries (see docs/moves.md, "Trust"). */
+  readonly signing?: SigningKey;
   /** Called whenever a run's mirror state changes. */
   readonly onState?: (state: MirrorState) => void;
 }
@@ -73,7 +76,7 @@ interface Track {
 }
 
 /** A failure that says the other place is out of reach (a network error, a server's 5xx), not a refusal of what was pushed. */
-const unreachable = (e: unknown): boolean => !isIsoagentError(e) || (isIsoagentError(e, "MOVE_REFUSED") && / answered 5\d\d /.test(e.message));
+const unreachable = (e: unknown): boolean => !isIsoagentError(e) || isIsoagentError(e, "CRASH") || (isIsoagentError(e, "MOVE_REFUSED") && / answered 5\d\d /.test(e.message));
 
 /**
  * Mirrors a store's runs to another place.
@@ -118,7 +121,7 @@ export function mirrorRuns(options: MirrorOptions): Mirror {
     if (t.acked >= t.seq) return changed(runId, t);
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const r = await to.receive(runId, exportRun(store, runId, { fromSeq: t.acked + 1 }), "mirror");
+        const r = await to.receive(runId, exportRun(store, runId, { fromSeq: t.acked + 1, ...(options.signing === undefined ? {} : { signing: options.signing }) }), "mirror");
         t.acked = r.seq;
         t.lagMs = clock.now() - t.at;
         return;

@@ -7,14 +7,15 @@
 import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
 import type { RunId } from "../ids.js";
-import { seal, type RunMoved } from "../journal/index.js";
-import { loadState } from "../driver/load.js";
+import { JOURNAL_VERSION, seal, type RunMoved } from "../journal/index.js";
+import { loadState } from "../store/load.js";
 import type { Custody, Store } from "../store/index.js";
-import type { Workspace } from "../toolkit/workspace.js";
+import type { Workspace } from "../workspace.js";
 import { MoveError } from "./errors.js";
 import { exportRun } from "./export.js";
 import { importRun, movable, type ImportResult } from "./import.js";
 import type { BundleInput, BundleLimits } from "./read.js";
+import type { PlaceKeys } from "./trust.js";
 
 /** A place as a move reaches it. */
 export interface Place {
@@ -62,7 +63,7 @@ export async function sealRun(store: Store, runId: RunId, options: SealOptions):
   try {
     for (let attempt = 0; ; attempt++) {
       const state = await loadState(store, runId);
-      const moved = seal({ v: 3, at: clock.now(), type: "run.moved", from: options.from, to: options.to, epoch: lease.token + 1 } as Omit<RunMoved, "seq" | "prev" | "hash">, state.seq + 1, state.hash);
+      const moved = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.moved", from: options.from, to: options.to, epoch: lease.token + 1 } as Omit<RunMoved, "seq" | "prev" | "hash">, state.seq + 1, state.hash);
       try {
         await store.append(runId, [moved], { expectedSeq: state.seq, lease }, state.status);
         return { seq: moved.seq, epoch: lease.token + 1 };
@@ -85,6 +86,8 @@ export interface LocalPlaceOptions extends BundleLimits {
   readonly tools?: readonly { readonly name: string; readonly specHash: string }[];
   /** The workspace the place's runs act on: it moves with a run. */
   readonly workspace?: Workspace;
+  /** What this place signs its exports with, and whose signatures it trusts (see {@link PlaceKeys}; default: neither). */
+  readonly keys?: PlaceKeys;
   readonly clock?: Clock;
 }
 
@@ -104,12 +107,15 @@ export function localPlace(store: Store, options: LocalPlaceOptions): Place {
       }
       return { seq: (await loadState(s, runId)).seq, custody };
     },
-    export: async (runId, fromSeq) => exportRun(s, runId, { fromSeq, ...(options.workspace === undefined ? {} : { workspace: options.workspace }) }),
+    export: async (runId, fromSeq) =>
+      exportRun(s, runId, { fromSeq, ...(options.workspace === undefined ? {} : { workspace: options.workspace }), ...(options.keys?.signing === undefined ? {} : { signing: options.keys.signing }) }),
     receive: (runId, bundle, role) =>
       importRun(s, bundle, {
         runId,
         here: name,
         role,
+        ...(options.keys === undefined ? {} : { keys: options.keys }),
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
         ...(options.tools === undefined ? {} : { tools: options.tools }),
         ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
         ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),

@@ -9,6 +9,7 @@ import { utf8Length } from "../json/utf8.js";
 import { eventHash, type JournalEvent, type RunCreated } from "../journal/index.js";
 import { fromBase64 } from "./base64.js";
 import { MoveError } from "./errors.js";
+import { asSignature, type BundleSignature } from "./trust.js";
 import { artifactNames, BUNDLE_FORMAT, BUNDLE_VERSION, DEFAULT_MAX_ARTIFACT_BYTES, DEFAULT_MAX_BUNDLE_BYTES, type BundleHeader, type BundleWorkspace } from "./format.js";
 
 /** Anything a bundle can be read from: its text, its bytes, chunks of either, or a byte stream (a request's body). */
@@ -34,6 +35,8 @@ export interface VerifiedBundle {
   readonly workspace: BundleWorkspace | undefined;
   /** The bundle's size in bytes. */
   readonly bytes: number;
+  /** Its trailer's signature, when it has one: checked for shape here, verified by the importer against the keys it trusts. */
+  readonly signature?: BundleSignature;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -170,7 +173,7 @@ function header(line: number, v: JsonValue): BundleHeader {
 }
 
 function asEvent(line: number, v: JsonValue): JournalEvent {
-  if (!isObject(v) || typeof v["seq"] !== "number" || typeof v["type"] !== "string" || typeof v["hash"] !== "string" || typeof v["prev"] !== "string" || typeof v["at"] !== "number" || ![1, 2, 3].includes(v["v"] as number)) {
+  if (!isObject(v) || typeof v["seq"] !== "number" || typeof v["type"] !== "string" || typeof v["hash"] !== "string" || typeof v["prev"] !== "string" || typeof v["at"] !== "number" || ![1, 2, 3, 4].includes(v["v"] as number)) {
     throw new MoveError("BUNDLE_INVALID", `line ${line} is not a journal event (v, seq, type, at, prev, hash)`);
   }
   return v as unknown as JournalEvent;
@@ -194,9 +197,10 @@ const SECTIONS = ["bundle", "event", "artifact", "workspace", "end"] as const;
  * its events in order, each hash and link, from the header's `prev`;
  * fencing (see {@link checkFencing}) within it; its artifacts, each
  * SHA-256 and size, exactly those its events and workspace name; its
- * trailer. Typed errors: BUNDLE_INVALID, BUNDLE_VERSION, BUNDLE_TRUNCATED,
+ * trailer, and its signature's shape (not who made it: see importVerified).
+ * Typed errors: BUNDLE_INVALID, BUNDLE_VERSION, BUNDLE_TRUNCATED,
  * BUNDLE_REORDERED, BUNDLE_TAMPERED, BUNDLE_ARTIFACT_MISSING,
- * BUNDLE_TOO_LARGE, MOVE_FENCED.
+ * BUNDLE_TOO_LARGE, BUNDLE_SIGNATURE_INVALID, MOVE_FENCED.
  */
 export async function readBundle(input: BundleInput, limits: BundleLimits = {}): Promise<VerifiedBundle> {
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BUNDLE_BYTES;
@@ -291,7 +295,8 @@ export async function readBundle(input: BundleInput, limits: BundleLimits = {}):
   for (const f of workspace?.files ?? []) {
     if (artifacts.get(f.sha256)!.length !== f.size) throw new MoveError("BUNDLE_TAMPERED", `workspace file ${JSON.stringify(f.path)} is not ${f.size} bytes`);
   }
-  return { header: h, events, artifacts, workspace, bytes: counter.total };
+  const signature = end["signature"] === undefined ? undefined : asSignature(end["signature"], h.to);
+  return { header: h, events, artifacts, workspace, bytes: counter.total, ...(signature === undefined ? {} : { signature }) };
 }
 
 const a = (section: string): string => (section === "artifact" || section === "end" || section === "event" ? `an ${section}` : `a ${section}`);

@@ -1,5 +1,5 @@
 /** The shapes of a driver's tools, as `run.created` records them and an import checks them. */
-import { shapeHash } from "../driver/context.js";
+import { shapeHash } from "../tools/shape.js";
 import { compileTools, type Tool } from "../tools/index.js";
 
 /**

@@ -23,8 +23,8 @@ export async function tailOf(store: Store, runId: RunId, fromSeq: number): Promi
   return { events, artifacts };
 }
 
-/** A tail given as JSON, laid out as a bundle's lines (for readBundle to verify). */
-export function tailBundle(runId: string, events: readonly JsonValue[], artifacts: readonly JsonValue[]): string {
+/** A tail given as JSON, laid out as a bundle's lines (for readBundle to verify), with the source's signature in its trailer when one is given. */
+export function tailBundle(runId: string, events: readonly JsonValue[], artifacts: readonly JsonValue[], signature?: JsonValue): string {
   const field = (v: JsonValue | undefined, k: string): JsonValue | undefined => (typeof v === "object" && v !== null && !Array.isArray(v) ? v[k] : undefined);
   const first = events[0];
   const last = events[events.length - 1];
@@ -42,6 +42,6 @@ export function tailBundle(runId: string, events: readonly JsonValue[], artifact
     workspace: false,
   };
   const lines = [JSON.stringify({ bundle: header }), ...events.map((event) => JSON.stringify({ event })), ...sorted.map((artifact) => JSON.stringify({ artifact }))];
-  lines.push(JSON.stringify({ end: { events: events.length, artifacts: sorted.length, head: header.head } }));
+  lines.push(JSON.stringify({ end: { events: events.length, artifacts: sorted.length, head: header.head, ...(signature === undefined ? {} : { signature }) } }));
   return `${lines.join("\n")}\n`;
 }

@@ -35,6 +35,7 @@ export function memoryCursor(): ExportCursor {
   return { get: async (runId) => at.get(runId) ?? 0, set: async (runId, seq) => void at.set(runId, Math.max(seq, at.get(runId) ?? 0)) };
 }
 
+/** Where `otlpExporter` sends (the endpoint and headers), the cursor it keeps per run, and the resource and span options of what it sends. */
 export interface OtlpExporterOptions {
   /** The collector's traces endpoint, such as http://localhost:4318/v1/traces. */
   readonly endpoint: string;
@@ -74,6 +75,7 @@ export interface ExportResult {
 /** What `exportAll` and `flush` need of a store. */
 export type ListingStore = Pick<Store, "read" | "listRuns">;
 
+/** Exports journals as OTLP/JSON traces to a collector, each run from its cursor on; a cursor moves only once the collector accepted the spans before it. */
 export interface OtlpExporter {
   /** Exports what is new of one run (of a store, or of anything that reads a journal). */
   exportRun(store: Pick<Store, "read">, runId: RunId, signal?: AbortSignalLike): Promise<ExportResult>;

@@ -8,6 +8,7 @@ import type { Span, SpanValue } from "./spans.js";
 /** The OTLP/JSON body of an export request. */
 export type OtlpJson = { readonly resourceSpans: readonly unknown[] };
 
+/** The resource every exported span belongs to: the service's name and more attributes. */
 export interface OtlpResource {
   /** `service.name`. Default "isoagent". */
   readonly serviceName?: string;

@@ -48,6 +48,7 @@ export interface Span {
   readonly endSeq: number;
 }
 
+/** What `journalSpans` puts in spans: content (off by default) and how much of it. */
 export interface JournalSpansOptions {
   /**
    * Put prompts, arguments and results in spans (`gen_ai.output.messages`,

@@ -10,11 +10,11 @@
  * deny (an unknown or miscased permission, undefined, a throw, a Promise)
  * into a denial that names the fault.
  */
-import { IsoagentError } from "../errors.js";
 import type { CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import { PERMISSIONS, SIDE_EFFECTS, type Permission, type ResourceRef, type SideEffect } from "../tools/index.js";
-import { globMatch, globToRegExp } from "./glob.js";
+import { PolicyError } from "./error.js";
+import { compileGlob, globMatch } from "./glob.js";
 
 /** What a policy sees of a call: everything but its effect. */
 export interface PolicyRequest {
@@ -57,13 +57,7 @@ export function strictest(a: Permission, b: Permission): Permission {
   return r === 0 ? "allow" : r === 1 ? "ask" : "deny";
 }
 
-/** A policy's construction refused: a rule or option it cannot mean. */
-export class PolicyError extends IsoagentError {
-  constructor(message: string) {
-    super("POLICY_INVALID", message);
-    this.name = "PolicyError";
-  }
-}
+export { PolicyError };
 
 function describe(v: unknown): string {
   if (v === undefined) return "undefined";
@@ -160,7 +154,7 @@ function checkRule(rule: PolicyRule, k: number): void {
   if (!PERMISSIONS.includes(rule.permission)) throw new PolicyError(`${where}: permission must be allow, ask or deny, not ${describe(rule.permission)}`);
   if (rule.tool !== undefined) {
     if (typeof rule.tool !== "string") throw new PolicyError(`${where}: tool must be a glob`);
-    globToRegExp(rule.tool);
+    compileGlob(rule.tool, where);
   }
   if (rule.sideEffect !== undefined) {
     const classes = typeof rule.sideEffect === "string" ? [rule.sideEffect] : rule.sideEffect;
@@ -169,6 +163,7 @@ function checkRule(rule: PolicyRule, k: number): void {
   if (rule.resource !== undefined && (typeof rule.resource?.kind !== "string" || typeof rule.resource?.match !== "string")) {
     throw new PolicyError(`${where}: resource must be { kind, match }`);
   }
+  if (rule.resource !== undefined) compileGlob(rule.resource.match, where);
   if (rule.reason !== undefined && typeof rule.reason !== "string") throw new PolicyError(`${where}: reason must be text`);
 }
 

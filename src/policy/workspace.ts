@@ -12,7 +12,7 @@
  * something else (`..`, a backslash, a control character, `~`, a drive
  * letter, a URL) is outside every boundary.
  */
-import { globToRegExp } from "./glob.js";
+import { compileGlob, type GlobMatcher } from "./glob.js";
 import { PolicyError, type Policy, type PolicyDecision, type PolicyRequest } from "./policy.js";
 import { parseUrl } from "../web.js";
 import { OPERATIONS, operationOf, SIDE_EFFECTS, type Operation, type ResourceRef, type SideEffect } from "../tools/index.js";
@@ -55,6 +55,7 @@ function grantValue(r: ResourceRef): string | undefined {
   return parseUrl(r.value)?.hostname.toLowerCase();
 }
 
+/** The rules of `workspacePolicy`: paths denied or asked about, the grants that allow changing things or reaching out, and the side effects to ask about. */
 export interface WorkspacePolicyOptions {
   /** The workspace root as the tools name it; absolute paths under it are inside. Default "/workspace". */
   readonly root?: string;
@@ -102,20 +103,20 @@ function insideKey(value: string, root: string): string | undefined {
   return segments.join("/") + (p.endsWith("/") && segments.length > 0 ? "/" : "");
 }
 
-function checkGlobs(name: string, globs: readonly string[] | undefined): RegExp[] {
+function checkGlobs(name: string, globs: readonly string[] | undefined): GlobMatcher[] {
   if (globs === undefined) return [];
   if (!Array.isArray(globs) || globs.some((g) => typeof g !== "string" || g === "")) throw new PolicyError(`${name} must be a list of globs`);
-  return globs.map((g) => globToRegExp(g));
+  return globs.map((g) => compileGlob(g, name));
 }
 
-function checkGrants(grants: readonly Grant[] | undefined): { ops: readonly Operation[]; re: RegExp }[] | undefined {
+function checkGrants(grants: readonly Grant[] | undefined): { ops: readonly Operation[]; re: GlobMatcher }[] | undefined {
   if (grants === undefined) return undefined;
   if (!Array.isArray(grants)) throw new PolicyError("grants must be a list (left out: no allowlist; []: an empty one)");
   return grants.map((g, k) => {
     const ops = typeof g?.operation === "string" ? [g.operation] : g?.operation;
     if (!Array.isArray(ops) || ops.length === 0 || ops.some((o) => !OPERATIONS.includes(o))) throw new PolicyError(`grant ${k + 1}: operation must be read, write, delete, network or execute`);
     if (typeof g.match !== "string" || g.match === "") throw new PolicyError(`grant ${k + 1}: match must be a glob`);
-    return { ops, re: globToRegExp(g.match) };
+    return { ops, re: compileGlob(g.match, `grant ${k + 1}`) };
   });
 }
 
@@ -211,6 +212,7 @@ export interface PathScope {
   readonly operations?: readonly Operation[];
 }
 
+/** The rules of `pathScopePolicy`: the approved roots, and where relative paths live. */
 export interface PathScopePolicyOptions {
   readonly scopes: readonly PathScope[];
   /** Where relative paths (workspace keys) live. Default "/workspace". */

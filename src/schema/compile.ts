@@ -2,12 +2,14 @@ import { cloneJson, type JsonValue } from "../json/index.js";
 import { DEFAULT_DRAFT, isCarriedMetaschema, type SchemaDraft } from "./drafts.js";
 import { prepareFormats } from "./asserted-formats.js";
 import { at, SchemaError } from "./errors.js";
-import type { ValidationIssue, ValidationResult } from "./issues.js";
+import { messages, type ValidationIssue, type ValidationResult } from "./issues.js";
 import { findInPlaceCycle } from "./cycles.js";
 import { compileFast, fastUnsupported } from "./fast.js";
 import { indexDocument, resolveTarget, resolveUri, stamp, type Lookup } from "./resolve.js";
-import { checkAgainstMetaschema, checkKeywords, checkMetaschemaEntry, draftOf, readSchema } from "./rules.js";
+import { boundedWork, MAX_PATTERN_WORK, OUT_OF_WORK, patternOf } from "../pattern/index.js";
+import { checkAgainstMetaschema, checkKeywords, checkMetaschemaEntry, draftOf, patternUnsupported, readSchema } from "./rules.js";
 import { fullSupport, needsFullSupport, type FullSupportNeed } from "./support.js";
+import { forEachSchemaObject, isObject } from "./walk.js";
 
 /** A JSON Schema: an object or a boolean. */
 export type JsonSchema = boolean | { readonly [key: string]: JsonValue };
@@ -159,9 +161,25 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   const beyondFast: FullSupportNeed | undefined =
     options.evaluator === "reference" ? { why: 'evaluator "reference" is @cfworker/json-schema, which is part of it', pointer: "" } : fastUnsupported(work, lookup, draft, index.pointerOf);
   let check: (instance: JsonValue) => ValidationIssue[] | undefined;
+  // Asked before the reference evaluator takes the patterns out of the working copy.
+  const bounded = usesMatcher(work);
   if (beyondFast === undefined) check = compileFast(work, lookup, draft);
-  else if (full !== undefined) check = full.referenceValidator(work, draft, lookup);
+  else if (full !== undefined) {
+    refuseUnprovenPatternProperties(work, beyondFast);
+    check = full.referenceValidator(work, draft, lookup, patternOf);
+  }
   else throw needsFullSupport(beyondFast);
+  // Matching thread by thread is bounded per validation (MAX_PATTERN_WORK):
+  // past it the instance is refused as a whole, never let through (an
+  // answer cut short inside `not` or `anyOf` could turn into a pass).
+  // Only a schema with a pattern on the matcher needs it.
+  if (bounded) {
+    const inner = check;
+    check = (instance) => {
+      const issues = boundedWork(MAX_PATTERN_WORK, inner, instance);
+      return issues === OUT_OF_WORK ? [TOO_COSTLY] : issues;
+    };
+  }
   return Object.freeze({
     schema: deepFreeze(value) as JsonSchema,
     draft,
@@ -173,6 +191,41 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
     [ISSUES]: check,
   });
 }
+
+/**
+ * @cfworker/json-schema runs `patternProperties` with the platform's RegExp
+ * itself (no way in for another matcher, unlike `pattern`, which full.ts
+ * routes through the format table); so on the reference evaluator only
+ * patterns proved linear on a backtracking RegExp (src/pattern/linear.ts)
+ * are taken there.
+ */
+function refuseUnprovenPatternProperties(work: JsonValue, why: FullSupportNeed): void {
+  forEachSchemaObject(work, (node, pointer) => {
+    const pp = node["patternProperties"];
+    if (!isObject(pp)) return;
+    for (const p of Object.keys(pp)) {
+      if (patternOf(p).native) continue;
+      throw patternUnsupported(
+        p,
+        `${pointer}/patternProperties`,
+        `is not proved to run in linear time on the platform's RegExp, which is what the reference evaluator runs patternProperties with; this schema needs that evaluator (${why.why.replace(/, which is part of it$/, "")}, at ${at(why.pointer)})`,
+      );
+    }
+  });
+}
+
+/** Whether a pattern of the document runs on the matcher (not on RegExp). */
+function usesMatcher(work: JsonValue): boolean {
+  let found = false;
+  forEachSchemaObject(work, (node) => {
+    const pp = node["patternProperties"];
+    const own = typeof node["pattern"] === "string" ? [node["pattern"]] : [];
+    for (const p of isObject(pp) ? [...own, ...Object.keys(pp)] : own) found ||= !patternOf(p).native;
+  });
+  return found;
+}
+
+const TOO_COSTLY: ValidationIssue = Object.freeze({ keyword: "pattern", instanceLocation: "", keywordLocation: "", message: messages.patternWork() });
 
 const ISSUES = Symbol("isoagent.issues");
 

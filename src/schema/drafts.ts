@@ -3,8 +3,9 @@
  * them, and which keywords each draft defines.
  */
 
-/** A JSON Schema draft the compiler supports. */
-export type SchemaDraft = "draft-04" | "draft-06" | "draft-07" | "2019-09" | "2020-12";
+import type { SchemaDraft } from "./metaschema-uris.js";
+
+export type { SchemaDraft };
 
 /** Every draft, oldest first. */
 export const SCHEMA_DRAFTS: readonly SchemaDraft[] = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"];

@@ -10,6 +10,7 @@ export type SchemaErrorCode = Extract<
   | "SCHEMA_UNSUPPORTED_KEYWORD"
   | "SCHEMA_INVALID"
   | "SCHEMA_NEEDS_FULL_SUPPORT"
+  | "SCHEMA_PATTERN_UNSUPPORTED"
 >;
 
 /** The rule each code stands for, as conformance reports count them. */
@@ -21,6 +22,7 @@ export const SCHEMA_RULES: Record<SchemaErrorCode, string> = {
   SCHEMA_UNSUPPORTED_KEYWORD: "unsupported keyword",
   SCHEMA_INVALID: "does not compile",
   SCHEMA_NEEDS_FULL_SUPPORT: "needs full schema support",
+  SCHEMA_PATTERN_UNSUPPORTED: "unsupported pattern",
 };
 
 /**

@@ -3,6 +3,7 @@
  * required, minProperties, maxProperties, propertyNames, dependentRequired,
  * dependentSchemas, properties, patternProperties, additionalProperties.
  */
+import { patternOf } from "../pattern/index.js";
 import { messages } from "./issues.js";
 import { descend, fail, report, template, type Check, type Compile } from "./fast-core.js";
 import { isObject, pointerToken, type SchemaObject } from "./walk.js";
@@ -102,7 +103,7 @@ export function objectChecks(s: SchemaObject, compile: Compile): Check[] {
   const patternProperties = isObject(s["patternProperties"]) ? s["patternProperties"] : undefined;
   const patterns = patternProperties === undefined
     ? []
-    : Object.keys(patternProperties).map((p) => [new RegExp(p, "u"), compile(patternProperties[p]), pointerToken(p)] as const);
+    : Object.keys(patternProperties).map((p) => [patternOf(p), compile(patternProperties[p]), pointerToken(p)] as const);
   if (patterns.length > 0) {
     objects.push((v, out) => {
       let ok = true;

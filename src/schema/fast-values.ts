@@ -3,6 +3,7 @@
  * other evaluator's order.
  */
 import type { SchemaDraft } from "./drafts.js";
+import { patternOf } from "../pattern/index.js";
 import { formatName } from "./format-names.js";
 import { codePoints, isMultipleOf, jsonEqual } from "./fast-support.js";
 import { descend, fail, itemSegment, report, template, type Check, type Compile } from "./fast-core.js";
@@ -143,7 +144,7 @@ export function stringChecks(s: SchemaObject): Check[] {
   }
   if (typeof s["pattern"] === "string") {
     const p = s["pattern"];
-    const re = new RegExp(p, "u");
+    const re = patternOf(p);
     const t = template("pattern", messages.pattern(p));
     strings.push((v, out) => re.test(v as string) || report(out, t));
   }

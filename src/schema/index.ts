@@ -1,7 +1,12 @@
 /**
- * Self-contained JSON Schemas: compiled from the document alone (and the
- * standard metaschemas full schema support carries), validated without
- * eval.
+ * isoagent/schema: the JSON Schema compiler. Self-contained schemas,
+ * compiled from the document alone (and the standard metaschemas full
+ * schema support carries), validated without eval, in every draft from 04
+ * to 2020-12; the compile-time rules and their error codes; and the typed
+ * builders with the types they are made of. For code that checks JSON
+ * against a schema outside a tool (`compileSchema`), or names a builder's
+ * types. A tool author needs only the builders, `SchemaType`, `JsonSchema`
+ * and `loadFullSchemaSupport`, which the root exports.
  *
  * @module
  */

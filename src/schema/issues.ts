@@ -58,6 +58,7 @@ export const messages = {
   minLength: (n: unknown): string => `must be at least ${plural(n, "character", "characters")} long`,
   maxLength: (n: unknown): string => `must be at most ${plural(n, "character", "characters")} long`,
   pattern: (p: unknown): string => `must match the pattern ${show(p)}`,
+  patternWork: (): string => "could not be checked: its strings are too long to match against the schema's patterns in bounded time",
   format: (f: unknown): string => `must be a valid ${String(f)}`,
   bound: (op: ">=" | ">" | "<=" | "<", n: unknown): string => `must be ${op} ${String(n)}`,
   multipleOf: (n: unknown): string => `must be a multiple of ${String(n)}`,

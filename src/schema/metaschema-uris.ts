@@ -3,7 +3,9 @@
  * which metaschemas full schema support carries. A module of its own, so
  * that full support's chunk shares only this with the core.
  */
-import type { SchemaDraft } from "./drafts.js";
+
+/** A JSON Schema draft the compiler supports. */
+export type SchemaDraft = "draft-04" | "draft-06" | "draft-07" | "2019-09" | "2020-12";
 
 const META_URIS: Record<string, SchemaDraft> = {
   "http://json-schema.org/draft-04/schema": "draft-04",

@@ -8,6 +8,18 @@ import { formatName } from "./format-names.js";
 import { messages, type ValidationIssue } from "./issues.js";
 import type { Lookup } from "./resolve.js";
 
+/** How the working copy names the format that stands for a node's `pattern` (and its own format): slot k is `isoagent:pattern:k`. */
+export const PATTERN_SLOT = "isoagent:pattern:";
+
+/** A node's `pattern`, taken out of the working copy into a format slot (full.ts). */
+export interface PatternSlot {
+  readonly pattern: string;
+  /** The node's own format (as the working copy named it), checked in the same slot. */
+  readonly format: string | undefined;
+  test(s: string): boolean;
+  readonly formatTest: ((s: string) => boolean) | undefined;
+}
+
 /** Keywords whose failure only says a subschema failed; the subschema's own issues say why. */
 const WRAPPERS = new Set([
   "$ref", "$recursiveRef", "properties", "patternProperties", "items", "prefixItems", "allOf", "if",
@@ -144,7 +156,7 @@ function messageFor(unit: OutputUnit, node: unknown, instance: unknown): string 
  * Converts @cfworker/json-schema's output units to issues: our messages, plain
  * pointers, and only what to fix (see {@link ValidationResult.issues}).
  */
-export function toIssues(units: readonly OutputUnit[], root: Schema | boolean, lookup: Lookup, instance: JsonValue): ValidationIssue[] {
+export function toIssues(units: readonly OutputUnit[], root: Schema | boolean, lookup: Lookup, instance: JsonValue, slots: readonly PatternSlot[] = []): ValidationIssue[] {
   // The alternatives' own locations first: contains reports minContains and
   // maxContains after the items it tried, not before.
   const alternatives: string[] = [];
@@ -184,7 +196,17 @@ export function toIssues(units: readonly OutputUnit[], root: Schema | boolean, l
       const inside = inAlternative(keywordLocation);
       previousSkipped = inside || ALTERNATIVES.has(keyword);
       if (inside || WRAPPERS.has(keyword)) continue;
-      message = messageFor(unit, schemaAt(root, lookup, parentOf(keywordLocation)), instance);
+      const node = schemaAt(root, lookup, parentOf(keywordLocation));
+      const slot = keyword === "format" && isRecord(node) && typeof node["format"] === "string" && node["format"].startsWith(PATTERN_SLOT) ? slots[Number(node["format"].slice(PATTERN_SLOT.length))] : undefined;
+      if (slot !== undefined) {
+        // The slot stands for the node's pattern, then its format: as @cfworker would have reported them.
+        const value = valueAt(instance, instanceLocation) as string;
+        const at = parentOf(keywordLocation);
+        if (!slot.test(value)) out.push({ keyword: "pattern", instanceLocation, keywordLocation: `${at}/pattern`, message: messages.pattern(slot.pattern) });
+        if (slot.formatTest !== undefined && !slot.formatTest(value)) out.push({ keyword: "format", instanceLocation, keywordLocation, message: messages.format(formatName(slot.format!)) });
+        continue;
+      }
+      message = messageFor(unit, node, instance);
     }
     out.push({ keyword, instanceLocation, keywordLocation, message });
   }

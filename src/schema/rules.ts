@@ -2,9 +2,11 @@
  * The compile-time rules a schema meets before anything is indexed: it is
  * JSON (text, bytes or a value) and not too deep, its `$schema` names a
  * draft the compiler knows, its keywords are ones its draft defines, its
- * patterns are regular expressions, and its draft's metaschema accepts it.
+ * patterns are regular expressions the linear-time matcher takes, and its
+ * draft's metaschema accepts it.
  */
 import { isIsoagentError } from "../errors.js";
+import { compilePattern } from "../pattern/index.js";
 import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
 import { DRAFT_KEYWORDS, EVALUATED_KEYWORDS, type SchemaDraft } from "./drafts.js";
 import { at, SchemaError } from "./errors.js";
@@ -63,7 +65,7 @@ export function draftOf(value: JsonValue, fallback: SchemaDraft): SchemaDraft {
 /**
  * Keywords the evaluator would get wrong for this draft, identity keywords it
  * would misread, `$schema`s naming another draft, and patterns that are not
- * regular expressions.
+ * regular expressions or that the linear-time matcher refuses.
  */
 export function checkKeywords(root: JsonValue, draft: SchemaDraft, toolSchema: boolean): void {
   const idKeyword = draft === "draft-04" ? "id" : "$id";
@@ -110,13 +112,17 @@ export function checkKeywords(root: JsonValue, draft: SchemaDraft, toolSchema: b
     const pp = node["patternProperties"];
     if (isObject(pp)) for (const p of Object.keys(pp)) patterns.push([p, `${pointer}/patternProperties`]);
     for (const [p, where] of patterns) {
-      try {
-        new RegExp(p, "u");
-      } catch {
-        throw new SchemaError("SCHEMA_INVALID", `schema does not compile: ${JSON.stringify(p)} at ${where} is not a valid regular expression`, { pointer: where });
-      }
+      const r = compilePattern(p);
+      if (r.ok) continue;
+      if (r.reason === "invalid") throw new SchemaError("SCHEMA_INVALID", `schema does not compile: ${JSON.stringify(p)} at ${where} is not a valid regular expression`, { pointer: where });
+      throw patternUnsupported(p, where, r.why);
     }
   });
+}
+
+/** The refusal of a pattern that cannot be matched in linear time (see docs/patterns.md). */
+export function patternUnsupported(p: string, where: string, why: string): SchemaError {
+  return new SchemaError("SCHEMA_PATTERN_UNSUPPORTED", `schema has a pattern that cannot be matched in linear time: ${JSON.stringify(p)} at ${where} ${why}`, { pointer: where });
 }
 
 function draftName(draft: SchemaDraft): string {

@@ -21,8 +21,12 @@ export interface FullSchemaSupport {
   formatChecker(name: string): ((value: string) => boolean) | undefined;
   /** Rewrites the document's `$dynamicRef`s to `$ref`s, or refuses (2020-12). */
   resolveDynamicRefs(work: JsonValue, index: DocumentIndex, resolve: ResolveUri, resolveTarget: ResolveTarget): FoundRef[];
-  /** A validator by @cfworker/json-schema for a prepared working copy; issues undefined when valid. */
-  referenceValidator(work: JsonValue, draft: SchemaDraft, lookup: Lookup): (instance: JsonValue) => ValidationIssue[] | undefined;
+  /**
+   * A validator by @cfworker/json-schema for a prepared working copy (whose
+   * `pattern`s it takes out: `pattern` gives each one's compiled pattern);
+   * issues undefined when valid.
+   */
+  referenceValidator(work: JsonValue, draft: SchemaDraft, lookup: Lookup, pattern: (source: string) => { test(s: string): boolean }): (instance: JsonValue) => ValidationIssue[] | undefined;
   /** The issues of a schema against its draft's carried metaschema, by @cfworker/json-schema (for the differential test). */
   metaschemaIssues(value: JsonValue, draft: SchemaDraft): ValidationIssue[];
 }

@@ -33,7 +33,8 @@ export function leaseHeld(current: Lease | undefined, token: number, now: number
  * run's lease unexpired, or `owner` itself does, or its holder is known dead
  * (`dead`, e.g. an earlier incarnation of a Durable Object's own host); null
  * otherwise. The new token is `tokens + 1` (`tokens`: the last one handed
- * out for the run), so tokens strictly increase.
+ * out for the run), so tokens strictly increase. A lease that replaces one
+ * never released says so (`took`: who held it, until when).
  */
 export function leaseAcquire(
   current: Lease | undefined,
@@ -42,7 +43,8 @@ export function leaseAcquire(
 ): Lease | null {
   const { runId, owner, ttlMs, now } = request;
   if (current !== undefined && current.expiresAt > now && current.owner !== owner && request.dead?.(current.owner) !== true) return null;
-  return Object.freeze({ runId, owner, token: tokens + 1, expiresAt: now + ttlMs });
+  // A lease still recorded was never released: its holder stopped without letting go.
+  return Object.freeze({ runId, owner, token: tokens + 1, expiresAt: now + ttlMs, ...(current === undefined ? {} : { took: { holder: current.owner, expiresAt: current.expiresAt } }) });
 }
 
 /** The lease rule's renew: the lease extended to `now + ttlMs` while it is still held (same token, unexpired); null once it is lost. */
@@ -77,8 +79,17 @@ export function checkLease(runId: RunId, guard: AppendGuard, current: Lease | un
 
 /** The sequence check, then the shape of the batch: a chain following the head, operator-only without a lease. */
 export function checkBatch(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, head: { seq: number; hash: string }): void {
-  if (guard.expectedSeq !== head.seq) {
-    throw new StoreError("JOURNAL_CONFLICT", `run ${runId} is at event ${head.seq}, not ${guard.expectedSeq}`, { actualSeq: head.seq });
+  checkChain(runId, events, guard.expectedSeq, head, guard.lease !== undefined);
+}
+
+/**
+ * {@link checkBatch}'s rule, with `leased` saying whether the batch may hold
+ * any event (an append under the run's lease, or an import into a copy: its
+ * owner wrote it under its own leases) or operator events only.
+ */
+export function checkChain(runId: RunId, events: readonly JournalEvent[], expectedSeq: number, head: { readonly seq: number; readonly hash: string }, leased: boolean): void {
+  if (expectedSeq !== head.seq) {
+    throw new StoreError("JOURNAL_CONFLICT", `run ${runId} is at event ${head.seq}, not ${expectedSeq}`, { actualSeq: head.seq });
   }
   if (events.length === 0) throw new StoreError("STORE_INVALID_APPEND", `an append to run ${runId} has no events`);
   let seq = head.seq;
@@ -88,7 +99,7 @@ export function checkBatch(runId: RunId, events: readonly JournalEvent[], guard:
       throw new StoreError("STORE_INVALID_APPEND", `event ${e.seq} of an append to run ${runId} does not follow event ${seq}`);
     }
     if (e.type === "run.created") throw new StoreError("STORE_INVALID_APPEND", `an append to run ${runId} creates it again`);
-    if (guard.lease === undefined && !OPERATOR_EVENT_TYPES.has(e.type)) {
+    if (!leased && !OPERATOR_EVENT_TYPES.has(e.type)) {
       throw new StoreError("STORE_INVALID_APPEND", `event ${e.seq} (${e.type}) of run ${runId} needs the run's lease`);
     }
     seq = e.seq;

@@ -11,17 +11,19 @@
  */
 import type { RunId } from "../ids.js";
 import type { JournalEvent } from "../journal/index.js";
-import { StoreError } from "./port.js";
+import { StoreError } from "./errors.js";
 
 /**
  * A run's custody in one store when the store does not own it (a store owns
  * the runs it keeps no custody for). `received` is the store's clock at the
  * last import into the copy (a mirror's lag is that, less its last event's
- * time).
+ * time). `vouched`: the copy's events up to this seq are vouched for by
+ * this store's place or one it trusts (isoagent/move: what its exports sign,
+ * and what a move that hands the run here keeps the decisions of).
  */
 export type Custody =
-  | { readonly role: "mirror" | "in_transit"; readonly received: number }
-  | { readonly role: "moved"; readonly to: string; readonly epoch: number; readonly seq: number };
+  | { readonly role: "mirror" | "in_transit"; readonly received: number; readonly vouched?: number }
+  | { readonly role: "moved"; readonly to: string; readonly epoch: number; readonly seq: number; readonly vouched?: number };
 
 /** Refuses a run this store does not own: RUN_MOVED (naming where it went), RUN_IN_TRANSIT or RUN_MIRROR. */
 export function checkOwned(runId: RunId, c: Custody | undefined): void {
@@ -46,5 +48,6 @@ export function checkSeal(runId: RunId, events: readonly JournalEvent[], tokens:
       throw new StoreError("STORE_INVALID_APPEND", `event ${e.seq} of run ${runId}: a seal ends its append, names a place, and has an epoch above ${tokens}`);
     }
   }
-  return last?.type === "run.moved" ? { role: "moved", to: last.to, epoch: last.epoch, seq: last.seq } : undefined;
+  // The owner wrote every event it seals: all of them are its own word.
+  return last?.type === "run.moved" ? { role: "moved", to: last.to, epoch: last.epoch, seq: last.seq, vouched: last.seq } : undefined;
 }

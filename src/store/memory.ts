@@ -8,8 +8,9 @@ import { systemClock, type Clock } from "../clock.js";
 import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
 import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
-import { checkBatch, checkFirst, checkLease, leaseAcquire, leaseRelease, leaseRenew, leaseView, listedAfter, taskTitle } from "./checks.js";
-import { checkOwned, checkSeal, type Custody } from "./custody.js";
+import { checkFirst, leaseAcquire, leaseRelease, leaseRenew, leaseView, taskTitle } from "./checks.js";
+import { checkOwned, type Custody } from "./custody.js";
+import { listing, planAppend } from "./engine.js";
 import { StoreError, type AppendGuard, type ArtifactRef, type Lease, type LeaseView, type RunFilter, type RunSummary, type Snapshot, type Store } from "./port.js";
 
 /** @internal A memory store's record of a run (isoagent/move writes copies into it: see {@link MEMORY_STORES}). */
@@ -20,10 +21,11 @@ export interface RunRecord {
   status: RunStatus;
   createdAt: number;
   updatedAt: number;
-  lease: Lease | undefined;
+  /** Absent or undefined: no lease is kept. */
+  lease?: Lease | undefined;
   tokens: number;
   /** The latest snapshot, as JSON text (a read can never alias it). */
-  snapshot: { seq: number; text: string } | undefined;
+  snapshot?: { seq: number; text: string } | undefined;
   /** Absent while this store owns the run (see custody.ts). */
   custody?: Custody | undefined;
 }
@@ -91,18 +93,13 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
         status: "running",
         createdAt: first.at,
         updatedAt: first.at,
-        lease: undefined,
         tokens: 0,
-        snapshot: undefined,
       });
     },
 
     async append(runId: RunId, events: readonly JournalEvent[], guard: AppendGuard, status: RunStatus): Promise<{ seq: number; hash: string }> {
       const r = record(runId);
-      checkOwned(runId, r.custody);
-      checkLease(runId, guard, r.lease, clock.now());
-      checkBatch(runId, events, guard, r.head);
-      const sealed = checkSeal(runId, events, r.tokens);
+      const sealed = planAppend(runId, r, events, guard, clock.now());
       write(r, events, status);
       if (sealed !== undefined) {
         r.custody = sealed;
@@ -132,9 +129,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const r = record(runId);
       checkOwned(runId, r.custody);
       const lease = leaseAcquire(r.lease, r.tokens, { runId, owner, ttlMs, now: clock.now() });
-      if (lease === null) return null;
-      r.tokens = lease.token;
-      r.lease = lease;
+      if (lease !== null) {
+        r.tokens = lease.token;
+        r.lease = lease;
+      }
       return lease;
     },
 
@@ -147,7 +145,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async releaseLease(lease: Lease): Promise<void> {
       const r = runs.get(lease.runId);
-      if (r !== undefined && leaseRelease(r.lease, lease)) r.lease = undefined;
+      if (leaseRelease(r?.lease, lease)) r!.lease = undefined;
     },
 
     async lease(runId: RunId): Promise<LeaseView | null> {
@@ -155,13 +153,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
-      const out: RunSummary[] = [];
-      for (const [runId, r] of runs) {
-        if ((filter.status !== undefined && !filter.status.includes(r.status)) || !listedAfter({ updatedAt: r.updatedAt, runId }, filter.before)) continue;
-        out.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
-      }
-      out.sort((a, b) => b.updatedAt - a.updatedAt || (a.runId < b.runId ? -1 : 1));
-      return filter.limit === undefined ? out : out.slice(0, filter.limit);
+      const all: RunSummary[] = [];
+      for (const [runId, r] of runs) all.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
+      return listing(all, filter);
     },
 
     async putArtifact(bytes: Uint8Array): Promise<ArtifactRef> {

@@ -3,7 +3,7 @@
  * Every store (memory, IndexedDB, Durable Object) passes the same
  * conformance suite (`runStoreConformance` in isoagent/testkit).
  */
-import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
+import type { StoreError } from "./errors.js";
 import type { RunId } from "../ids.js";
 import type { JournalEvent, RunCreated, RunState, RunStatus } from "../journal/index.js";
 import type { Custody } from "./custody.js";
@@ -19,13 +19,19 @@ export interface Lease {
   readonly owner: string;
   readonly token: number;
   readonly expiresAt: number;
+  /**
+   * Set by the acquisition that replaced a lease nobody released (its
+   * holder stopped driving without letting go: a crash, a kill, a stall past
+   * the lease), as that lease was: what bounded recovery counts.
+   */
+  readonly took?: LeaseView;
 }
 
 /**
  * What an append must match. `expectedSeq` is the seq of the last event the
  * writer has seen. With `lease`, the lease must be the run's current,
  * unexpired one. Without it (an operator's answer, a cancellation), only
- * {@link OPERATOR_EVENT_TYPES} may be appended.
+ * `OPERATOR_EVENT_TYPES` (isoagent/journal) may be appended.
  */
 export interface AppendGuard {
   readonly expectedSeq: number;
@@ -97,6 +103,11 @@ export interface ArtifactRef {
   readonly size: number;
 }
 
+/**
+ * Where runs live: each run's journal (appended under its lease, hash-chained),
+ * its lease, its snapshots and its artifacts. Every adapter (memory, IndexedDB,
+ * Durable Objects) passes the same conformance suite (isoagent/testkit).
+ */
 export interface Store {
   /** Creates a run with its first event (`run.created`, seq 1). RUN_EXISTS if the id is taken. */
   createRun(first: RunCreated): Promise<void>;
@@ -114,7 +125,7 @@ export interface Store {
   /**
    * Takes the run's lease for `ttlMs` (by the store's clock) when nobody holds
    * it unexpired, or `owner` itself does; null otherwise. Every success gets a
-   * new, larger token.
+   * new, larger token, and `took` when it replaced a lease never released.
    */
   acquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Lease | null>;
   /** Extends a lease still held (same token, unexpired); null when it is lost. */
@@ -197,40 +208,15 @@ export interface ImportGuard {
   readonly role: "mirror" | "in_transit";
   /** This store's place name: events ending with a `run.moved` to it make this store the run's owner. */
   readonly here?: string | undefined;
+  /**
+   * How many of the events, at the end, are this store's own, written as it
+   * takes the run over (the destination's decisions on calls that no place
+   * it trusts vouched for: isoagent/move): the event before them must be
+   * the seal naming `here`. Default 0.
+   */
+  readonly own?: number;
+  /** The copy's events up to this seq are vouched for (kept in its custody, see {@link Custody}); never lowers what the custody holds. */
+  readonly vouched?: number;
 }
 
-/** The codes a store refuses with. */
-export const STORE_ERROR_CODES = [
-  "JOURNAL_CONFLICT",
-  "LEASE_NOT_HELD",
-  "RUN_EXISTS",
-  "RUN_NOT_FOUND",
-  "STORE_INVALID_APPEND",
-  "STORE_UNAVAILABLE",
-  "STORE_QUOTA_EXCEEDED",
-  "STORE_BLOCKED",
-  "STORE_CLOSED",
-  "RUN_MOVED",
-  "RUN_IN_TRANSIT",
-  "RUN_MIRROR",
-  "RUN_OWNED",
-] as const satisfies readonly IsoagentErrorCode[];
-
-export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
-
-/**
- * Store errors after which a driver must stop (the store cannot take writes
- * now), as opposed to the refusals it handles (a conflict, a lost lease).
- */
-export const STORE_FAILURE_CODES: ReadonlySet<StoreErrorCode> = new Set(["STORE_UNAVAILABLE", "STORE_QUOTA_EXCEEDED", "STORE_BLOCKED", "STORE_CLOSED"]);
-
-/** A store's refusal. For JOURNAL_CONFLICT, `actualSeq` is where the journal is. */
-export class StoreError extends IsoagentError {
-  declare readonly code: StoreErrorCode;
-  readonly actualSeq: number | undefined;
-  constructor(code: StoreErrorCode, message: string, details: { actualSeq?: number; cause?: unknown } = {}) {
-    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = "StoreError";
-    this.actualSeq = details.actualSeq;
-  }
-}
+export { STORE_ERROR_CODES, STORE_FAILURE_CODES, StoreError, type StoreErrorCode } from "./errors.js";

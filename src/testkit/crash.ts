@@ -9,11 +9,15 @@
  *   operator's approval (counted from the tool's own executions);
  * - the hash chain intact;
  * - the final state (status, output and the outside world) equal to the
- *   uncrashed run's, where the effect is idempotent.
+ *   uncrashed run's, where the effect is idempotent;
+ * - no call started more than the driver's `recovery.maxInterruptions`
+ *   times plus once per operator's run_again for it (a run crashed more
+ *   than once at its point, `crashes`, is a crash loop).
  */
 import type { Agent } from "../agents/index.js";
 import { manualClock, type ManualClock } from "../clock.js";
-import { createDriver, Crash, type Faults, type ReconcileHook, type RunOutcome } from "../driver/index.js";
+import { createDriver, type ReconcileHook, type RunOutcome } from "../driver/index.js";
+import { Crash, type Faults } from "../driver/types.js";
 import { canonicalJson, type JsonValue } from "../json/index.js";
 import { verifyChain, type ApprovalRequest, type JournalEvent, type Resolution } from "../journal/index.js";
 import type { Store } from "../store/index.js";
@@ -33,6 +37,7 @@ export interface ScenarioWorld {
   readonly reconcile?: ReconcileHook;
 }
 
+/** A run to crash: its task, the tool whose first call the crashes surround, whether that tool is idempotent, and a fresh world and agent for each try. */
 export interface CrashScenario {
   readonly name: string;
   readonly task: JsonValue;
@@ -47,13 +52,22 @@ export interface CrashScenario {
   operator?(request: ApprovalRequest): { resolution: Resolution; content?: JsonValue };
 }
 
+/** How `crashTest` runs a scenario: the store to crash against, the lease's length, the points to crash at, and how many times at each. */
 export interface CrashTestOptions {
   /** A fresh store, judging leases by `clock`. */
   createStore(clock: ManualClock): Store | Promise<Store>;
   readonly leaseTtlMs?: number;
   readonly points?: readonly CrashPoint[];
+  /**
+   * How many times the run is crashed at the point (each time the target's
+   * first call reaches it, whichever driver runs it): above 1, a crash loop,
+   * judged against the drivers' default `recovery.maxInterruptions` (2).
+   * Default 1.
+   */
+  readonly crashes?: number;
 }
 
+/** What one crash at one point left, judged against a run without one: whether it crashed, how the run ended, steps lost, effects run again unreconciled, the hash chain intact. */
 export interface CrashResult {
   readonly scenario: string;
   readonly point: CrashPoint;
@@ -68,6 +82,12 @@ export interface CrashResult {
   /** How the interrupted call was settled: "none", "runtime", "hook" or "operator". */
   readonly recovery: string;
   readonly executions: number;
+  /** The most times one call was started. */
+  readonly maxAttempts: number;
+  /** Starts of a call beyond `maxInterruptions` plus one per operator's run_again for it: 0 when recovery held its bound. */
+  readonly unboundedReruns: number;
+  /** Operator asks about a call that reached `maxInterruptions` (its request's `interrupted.limit`). */
+  readonly limitAsks: number;
 }
 
 /** One execution of a tool, as the crash tests log it. */
@@ -77,31 +97,39 @@ export interface Execution {
   readonly sideEffect: SideEffect;
 }
 
-function instrument(world: ScenarioWorld, target: string, crashDuring: { armed: boolean }, log: Execution[]): Tool<never, unknown>[] {
+/** Crashes left to make, and the call they are made at (the target's first). */
+interface Armed {
+  left: number;
+  callId?: string;
+}
+
+/** Whether to crash now: at the target's first call, while crashes are left. */
+function fire(armed: Armed, callId: string): boolean {
+  armed.callId ??= callId;
+  if (armed.left <= 0 || armed.callId !== callId) return false;
+  armed.left--;
+  return true;
+}
+
+function instrument(world: ScenarioWorld, target: string, crashDuring: Armed, log: Execution[]): Tool<never, unknown>[] {
   return world.tools.map((tool) => ({
     ...tool,
     call: async (args: never, ctx) => {
       log.push({ tool: tool.name, key: ctx.idempotencyKey, sideEffect: tool.sideEffect });
       const result = await tool.call(args, ctx);
-      if (tool.name === target && crashDuring.armed) {
-        crashDuring.armed = false;
-        throw new Crash("crash during the effect");
-      }
+      if (tool.name === target && fire(crashDuring, ctx.callId)) throw new Crash("crash during the effect");
       return result;
     },
   }));
 }
 
-function faultsFor(point: CrashPoint, target: string): Faults | undefined {
+function faultsFor(point: CrashPoint, target: string, crashes: number): Faults | undefined {
   const at = { before_started: "before_start_append", after_started: "after_start_append", after_effect: "after_effect", after_finished: "after_finish_append" } as const;
   if (point === "during_effect") return undefined;
-  let armed = true;
+  const armed: Armed = { left: crashes };
   return {
     at: (p, where) => {
-      if (armed && p === at[point] && where.tool === target) {
-        armed = false;
-        throw new Crash(`crash at ${point}`);
-      }
+      if (p === at[point] && where.tool === target && fire(armed, where.callId)) throw new Crash(`crash at ${point}`);
     },
   };
 }
@@ -112,17 +140,20 @@ async function runToEnd(
   clock: ManualClock,
   ttl: number,
   point: CrashPoint | null,
+  crashes = 1,
 ): Promise<{ outcome: RunOutcome; crashed: boolean; events: JournalEvent[]; world: ScenarioWorld; log: Execution[] }> {
   const world = scenario.setup();
   const log: Execution[] = [];
-  const during = { armed: point === "during_effect" };
+  const during: Armed = { left: point === "during_effect" ? crashes : 0 };
   const tools = instrument(world, scenario.tool, during, log);
+  // One set of faults for every driver: each crash is spent once, whichever driver reaches it.
+  const faults = point === null ? undefined : faultsFor(point, scenario.tool, crashes);
   let owner = 0;
-  const driver = (faults?: Faults) =>
+  const driver = () =>
     createDriver({ store, clock, agent: scenario.agent(), tools, reconcile: world.reconcile, owner: `owner-${++owner}`, leaseTtlMs: ttl, ...(faults === undefined ? {} : { faults }) });
-  let outcome = await driver(point === null ? undefined : faultsFor(point, scenario.tool)).start(scenario.task);
+  let outcome = await driver().start(scenario.task);
   const crashed = outcome.stopped === "crashed";
-  for (let round = 0; round < 10 && outcome.status !== "completed" && outcome.status !== "failed" && outcome.status !== "cancelled"; round++) {
+  for (let round = 0; round < 10 + 3 * crashes && outcome.status !== "completed" && outcome.status !== "failed" && outcome.status !== "cancelled"; round++) {
     clock.advance(ttl + 1); // the dead driver's lease expires
     const d = driver();
     outcome = await d.resume(outcome.runId);
@@ -162,13 +193,13 @@ export function baselineOf(run: RunRecord): Baseline {
 }
 
 /** How the interrupted call was settled, from the journal. */
-export function recoveryOf(events: readonly JournalEvent[]): string {
+function recoveryOf(events: readonly JournalEvent[]): string {
   for (const e of events) if (e.type === "call.reconciled") return e.by === "runtime" ? "runtime" : e.by === "hook" ? "hook" : "operator";
   return "none";
 }
 
-/** Judges one crashed run against the baseline (see the module's checks). */
-export function judge(scenario: { name: string; tool: string; idempotent: boolean }, point: CrashPoint, crashed: boolean, baseline: Baseline, run: RunRecord): CrashResult {
+/** Judges one crashed run against the baseline (see the module's checks), its drivers' `maxInterruptions` being `maxInterruptions` (default 2, the drivers' default). */
+export function judge(scenario: { name: string; tool: string; idempotent: boolean }, point: CrashPoint, crashed: boolean, baseline: Baseline, run: RunRecord, maxInterruptions = 2): CrashResult {
   const steps = decisions(run.events);
   const lostSteps = baseline.steps.filter((s) => !steps.includes(s)).length + (run.status === baseline.status ? 0 : 1);
   // Executions beyond the first of a call that is not read_only must each
@@ -184,6 +215,17 @@ export function judge(scenario: { name: string; tool: string; idempotent: boolea
     const allowed = run.events.filter((e) => e.type === "call.reconciled" && e.resolution === "run_again" && e.by !== "runtime" && String(e.step) === step && e.callId === callId).length;
     unreconciledReruns += Math.max(0, xs.length - 1 - allowed);
   }
+  // Starts of each call, against the bound: maxInterruptions, plus one per operator's run_again.
+  const starts = new Map<string, number>();
+  const allowed = new Map<string, number>();
+  let limitAsks = 0;
+  for (const e of run.events) {
+    if (e.type === "call.started") starts.set(`${e.step}:${e.callId}`, (starts.get(`${e.step}:${e.callId}`) ?? 0) + 1);
+    if (e.type === "call.reconciled" && e.resolution === "run_again" && e.by !== "runtime" && e.by !== "hook") allowed.set(`${e.step}:${e.callId}`, (allowed.get(`${e.step}:${e.callId}`) ?? 0) + 1);
+    if (e.type === "approval.requested" && e.request.interrupted?.limit !== undefined) limitAsks++;
+  }
+  let unboundedReruns = 0;
+  for (const [k, n] of starts) unboundedReruns += Math.max(0, n - maxInterruptions - (allowed.get(k) ?? 0));
   let chainIntact = true;
   try {
     verifyChain(run.events);
@@ -202,6 +244,9 @@ export function judge(scenario: { name: string; tool: string; idempotent: boolea
     finalEqual: scenario.idempotent ? final === baseline.final : null,
     recovery: recoveryOf(run.events),
     executions: run.log.filter((x) => x.tool === scenario.tool).length,
+    maxAttempts: Math.max(0, ...starts.values()),
+    unboundedReruns,
+    limitAsks,
   };
 }
 
@@ -214,7 +259,7 @@ export async function crashTest(scenario: CrashScenario, options: CrashTestOptio
   const results: CrashResult[] = [];
   for (const point of options.points ?? CRASH_POINTS) {
     const clock = manualClock();
-    const run = await runToEnd(scenario, await options.createStore(clock), clock, ttl, point);
+    const run = await runToEnd(scenario, await options.createStore(clock), clock, ttl, point, options.crashes);
     results.push(judge(scenario, point, run.crashed, baseline, record(run)));
   }
   return results;

@@ -14,6 +14,7 @@
  * })
  * ```
  */
+import { IsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import type { ExportCursor } from "../otel/exporter.js";
 import type { ConformanceSkip } from "./store-conformance.js";
@@ -27,6 +28,7 @@ export interface CursorUnderTest {
   dispose?(): Promise<void>;
 }
 
+/** What `runCursorConformance` runs: a name for the suite, a factory for a fresh cursor under test, the cases to skip (each with its reason), and the test runner's `test`. */
 export interface CursorConformanceOptions {
   readonly name: string;
   readonly create: () => CursorUnderTest | Promise<CursorUnderTest>;
@@ -35,8 +37,12 @@ export interface CursorConformanceOptions {
   readonly test: (name: string, fn: () => Promise<void>) => void;
 }
 
-class ConformanceFailure extends Error {
-  override name = "ConformanceFailure";
+/** A check of the suite that failed. Code `CONFORMANCE_FAILED`. */
+class ConformanceFailure extends IsoagentError {
+  constructor(message: string) {
+    super("CONFORMANCE_FAILED", message);
+    this.name = "ConformanceFailure";
+  }
 }
 
 async function expectAt(cursor: ExportCursor, runId: RunId, seq: number, what: string): Promise<void> {
@@ -48,10 +54,11 @@ let counter = 0;
 /** Run ids unique in this process, so that cases may share one storage. */
 const newRunId = (): RunId => parseRunId(`cursor_${Date.now().toString(36)}_${++counter}`);
 
-type Case = (c: CursorUnderTest) => Promise<void>;
+/** One case of the export cursor conformance suite. */
+export type CursorCase = (c: CursorUnderTest) => Promise<void>;
 
 /** Every case, by name. */
-export const CURSOR_CASES: Readonly<Record<string, Case>> = {
+export const CURSOR_CASES: Readonly<Record<string, CursorCase>> = {
   "a run never exported is at 0": async ({ cursor }) => {
     await expectAt(cursor, newRunId(), 0, "get of an unknown run");
   },

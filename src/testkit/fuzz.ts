@@ -10,7 +10,9 @@
  * surrogate, nesting past 256, a trailing comma).
  */
 import { compileSchema, loadFullSchemaSupport, type CompiledSchema, type JsonSchema } from "../schema/index.js";
-import { compileTool, ToolError, type Tool, type ToolContext } from "../tools/index.js";
+import { compileTool, type Tool, type ToolContext } from "../tools/index.js";
+import { isToolError } from "../tools/tool.js";
+import { IsoagentError, isIsoagentError } from "../errors.js";
 import { parseCallId, parseRunId } from "../ids.js";
 import { sha256HexSync, type JsonValue } from "../json/index.js";
 import { newAbortController } from "../web.js";
@@ -30,6 +32,7 @@ export type SampleKind =
   | "too_deep"
   | "trailing_comma";
 
+/** One generated argument text, its kind, and whether it should be accepted. */
 export interface FuzzSample {
   readonly kind: SampleKind;
   readonly raw: string;
@@ -37,6 +40,7 @@ export interface FuzzSample {
   readonly expectValid: boolean;
 }
 
+/** What `fuzz` found for one tool: how many samples of each kind, and every sample the runtime judged wrongly (a clean report has both lists empty). */
 export interface FuzzReport {
   readonly tool: string;
   readonly seed: number;
@@ -54,6 +58,7 @@ export interface FuzzReport {
   readonly reachedTool: number;
 }
 
+/** How `fuzz` runs: the seed and number of samples (the same seed gives the same samples), whether accepted arguments reach the tool, and the policy its `permit` answers by. */
 export interface FuzzOptions {
   readonly seed?: number;
   readonly count?: number;
@@ -85,7 +90,12 @@ interface Generated {
   readonly nodes: { path: Path; schema: Obj }[];
 }
 
-class Unsatisfiable extends Error {}
+/** A schema (or a part of it) the fuzzer cannot make a value for. Code `FUZZ_UNSATISFIABLE`. */
+class Unsatisfiable extends IsoagentError {
+  constructor(message: string) {
+    super("FUZZ_UNSATISFIABLE", message);
+  }
+}
 
 const FORMATS: Record<string, (r: () => number) => string> = {
   "date-time": () => "2026-03-04T05:06:07Z",
@@ -375,7 +385,7 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
     try {
       value = gen.gen(compiled.inputSchema as JsonValue, [], 0);
     } catch (e) {
-      if (!(e instanceof Unsatisfiable) || ++failures > count * 10) throw new Error(`fuzz: cannot generate arguments for ${compiled.name} (${e instanceof Error ? e.message : "?"})`);
+      if (!isIsoagentError(e, "FUZZ_UNSATISFIABLE") || ++failures > count * 10) throw new Error(`fuzz: cannot generate arguments for ${compiled.name} (${e instanceof Error ? e.message : "?"})`);
       continue;
     }
     const g: Generated = { value, nodes: gen.nodes };
@@ -414,7 +424,7 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
     try {
       await tool.call(verdict.args as never, ctx);
     } catch (e) {
-      if (!(e instanceof ToolError)) report.crashes.push({ sample, error: e instanceof Error ? e.name : typeof e });
+      if (!isToolError(e)) report.crashes.push({ sample, error: e instanceof Error ? e.name : typeof e });
     } finally {
       controller.abort();
     }

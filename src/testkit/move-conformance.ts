@@ -5,7 +5,7 @@
  * and a bundle's round trip and a move through the store under test, with
  * a memory store on the other side.
  */
-import { isIsoagentError } from "../errors.js";
+import { IsoagentError, isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { sealAfter } from "./chain.js";
 import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
@@ -23,8 +23,12 @@ export interface MoveCaseStore {
   advance(ms: number): Promise<void>;
 }
 
-class Failure extends Error {
-  override name = "ConformanceFailure";
+/** A check of the suite that failed. Code `CONFORMANCE_FAILED`. */
+class Failure extends IsoagentError {
+  constructor(message: string) {
+    super("CONFORMANCE_FAILED", message);
+    this.name = "ConformanceFailure";
+  }
 }
 
 function check(ok: boolean, what: string): asserts ok {
@@ -160,6 +164,44 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     check(head.custody === undefined && (await store.custody(runId)) === undefined, "the seal naming this place makes the store the owner");
     const l = await store.acquireLease(runId, "driver", 1000);
     check(l !== null && l.token > 9, `the next lease token is above the epoch 9, not ${l?.token}`);
+  },
+  "moves: the events a store writes as it takes a run over (guard.own) follow the seal naming it, in the same import; after a seal naming another place, with no seal, or sealing again, they are refused and nothing is written": async (s) => {
+    const store = movable(s.store);
+    const runId = newRunId();
+    const events = foreign(runId);
+    await store.importEvents(runId, events, { expectedSeq: 0, status: "running", role: "in_transit" });
+    const guard = { expectedSeq: 2, status: "running" as const, role: "in_transit" as const, here: "me", own: 1 };
+    const refusal = "the events a store writes as it takes a run over must follow the seal naming it (me), and neither seal nor create the run";
+    await refuses(store.importEvents(runId, chain(events[1]!, [moved("src", "elsewhere", 9), cancelled()]), guard), "STORE_INVALID_APPEND", "own events after a seal naming another place", refusal);
+    await refuses(store.importEvents(runId, chain(events[1]!, [resumed(9), cancelled()]), guard), "STORE_INVALID_APPEND", "own events with no seal before them", refusal);
+    await refuses(store.importEvents(runId, chain(events[1]!, [moved("src", "me", 9), moved("me", "me", 10)]), guard), "STORE_INVALID_APPEND", "an own event that seals the run again", refusal);
+    await refuses(store.importEvents(runId, chain(events[1]!, [cancelled()]), guard), "STORE_INVALID_APPEND", "own events and nothing before them", refusal);
+    check((await store.read(runId)).length === 2 && role(await store.custody(runId)) === "in_transit", "nothing of the refused imports was written; the copy is still in transit");
+    const head = await store.importEvents(runId, chain(events[1]!, [moved("src", "me", 9), cancelled(1004)]), guard);
+    check(head.seq === 4 && head.custody === undefined && (await store.custody(runId)) === undefined, `the seal and the store's own event make it the owner at event 4, not ${JSON.stringify(head)}`);
+    check((await store.read(runId)).map((e) => e.type).join() === "run.created,run.resumed,run.moved,run.cancelled", "the own event is written after the seal");
+    const l = await store.acquireLease(runId, "driver", 1000);
+    check(l !== null && l.token > 9, `the next lease token is above the epoch 9, not ${l?.token}`);
+  },
+  "moves: a copy's custody keeps how far it is vouched for (guard.vouched, never lowered, kept by abandonTransit and by a seal naming another place); a seal the store appends vouches for all it wrote": async (s) => {
+    const store = movable(s.store);
+    const runId = newRunId();
+    const events = foreign(runId);
+    await store.importEvents(runId, events.slice(0, 1), { expectedSeq: 0, status: "running", role: "in_transit", vouched: 1 });
+    check((await store.custody(runId))?.vouched === 1, `a copy vouched for up to event 1 says so, not ${JSON.stringify(await store.custody(runId))}`);
+    await store.importEvents(runId, events.slice(1), { expectedSeq: 1, status: "running", role: "in_transit" });
+    check((await store.custody(runId))?.vouched === 1, "an import that vouches for nothing more leaves it");
+    check((await store.abandonTransit(runId)) && (await store.custody(runId))?.vouched === 1, "abandoning the move keeps it");
+    const sealed = chain(events[1]!, [moved("src", "elsewhere", 9)]);
+    const head = await store.importEvents(runId, sealed, { expectedSeq: 2, status: "running", role: "mirror", here: "me", vouched: 3 });
+    check(head.custody?.role === "moved" && head.custody.vouched === 3 && (await store.custody(runId))?.vouched === 3, `a seal naming another place, vouched for, keeps it: ${JSON.stringify(head.custody)}`);
+    const own = newRunId();
+    const first = created(own);
+    await store.createRun(first);
+    const l = (await store.acquireLease(own, "mover", 10_000)) as Lease;
+    await store.append(own, chain(first, [moved("here", "there", l.token + 1)]), { expectedSeq: 1, lease: l }, "running");
+    const c = await store.custody(own);
+    check(c?.role === "moved" && c.vouched === 2, `the store's own seal vouches for its whole journal (to event 2), not ${JSON.stringify(c)}`);
   },
   "moves: abandonTransit makes a run in transit a mirror, and a seal imported later still hands it over": async (s) => {
     const store = movable(s.store);

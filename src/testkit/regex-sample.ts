@@ -4,6 +4,7 @@
  * alternation, quantifiers, anchors). Anything else (lookaround,
  * backreferences, Unicode properties) throws, and the fuzzer falls back.
  */
+import { IsoagentError } from "../errors.js";
 type Node =
   | { t: "lit"; c: string }
   | { t: "set"; chars: string[] }
@@ -16,7 +17,12 @@ const WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
 const SPACE = " \t";
 const PRINTABLE = Array.from({ length: 95 }, (_, k) => String.fromCharCode(32 + k)).join("");
 
-class Unsupported extends Error {}
+/** A pattern the sampler cannot make strings for. Code `REGEX_SAMPLE_UNSUPPORTED`. */
+class Unsupported extends IsoagentError {
+  constructor(message: string) {
+    super("REGEX_SAMPLE_UNSUPPORTED", message);
+  }
+}
 
 function classEscape(c: string): string[] | undefined {
   switch (c) {

@@ -9,17 +9,17 @@ import { strictObject, string } from "../schema/index.js";
 import { defineTool, type SideEffect, type Tool } from "../tools/index.js";
 import type { CrashScenario } from "./crash.js";
 
-/**
- * A scenario for a side-effect class: two calls of `add_item`, then a final
- * answer. With `idempotent` (the default), the tool recognises its own
- * earlier attempt by its idempotency key.
- */
 /** Where a scenario's world lives: in memory by default, or in a Web Storage (localStorage survives a page reload). */
 export interface WorldStorage {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
 }
 
+/**
+ * A scenario for a side-effect class: two calls of `add_item`, then a final
+ * answer. With `idempotent` (the default), the tool recognises its own
+ * earlier attempt by its idempotency key.
+ */
 export function listScenario(sideEffect: SideEffect, options: { idempotent?: boolean; storage?: WorldStorage; prefix?: string } = {}): CrashScenario {
   const idempotent = options.idempotent ?? true;
   const key = (name: string): string => `${options.prefix ?? "world"}:${name}`;

@@ -13,7 +13,7 @@
  * })
  * ```
  */
-import { isIsoagentError } from "../errors.js";
+import { IsoagentError, isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { sealAfter } from "./chain.js";
 import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
@@ -36,6 +36,7 @@ export interface ConformanceSkip {
   readonly reason: string;
 }
 
+/** What `runStoreConformance` runs: a name for the suite, a factory for a fresh store under test, the cases to skip (each with its reason), and the test runner's `test`. */
 export interface StoreConformanceOptions {
   readonly name: string;
   readonly create: () => StoreUnderTest | Promise<StoreUnderTest>;
@@ -44,8 +45,12 @@ export interface StoreConformanceOptions {
   readonly test: (name: string, fn: () => Promise<void>) => void;
 }
 
-class ConformanceFailure extends Error {
-  override name = "ConformanceFailure";
+/** A check of the suite that failed. Code `CONFORMANCE_FAILED`. */
+class ConformanceFailure extends IsoagentError {
+  constructor(message: string) {
+    super("CONFORMANCE_FAILED", message);
+    this.name = "ConformanceFailure";
+  }
 }
 
 function check(ok: boolean, what: string): asserts ok {
@@ -74,7 +79,8 @@ const after = sealAfter;
 const resumed = (token: number, at = 1001): UnsealedEvent => ({ v: 1, at, type: "run.resumed", owner: "o", token });
 const cancelled = (at = 1002): UnsealedEvent => ({ v: 1, at, type: "run.cancelled", by: "operator" });
 
-type Case = (s: StoreUnderTest) => Promise<void>;
+/** One case of the store conformance suite. */
+export type StoreCase = (s: StoreUnderTest) => Promise<void>;
 
 async function withRun(s: StoreUnderTest): Promise<{ runId: RunId; first: RunCreated }> {
   const runId = newRunId();
@@ -90,7 +96,7 @@ async function lease(s: StoreUnderTest, runId: RunId, owner = "a", ttl = 10_000)
 }
 
 /** Every case, by name. */
-export const STORE_CASES: Readonly<Record<string, Case>> = {
+export const STORE_CASES: Readonly<Record<string, StoreCase>> = {
   "createRun stores the first event, and refuses an id twice": async (s) => {
     const { runId, first } = await withRun(s);
     const events = await s.store.read(runId);
@@ -184,6 +190,19 @@ export const STORE_CASES: Readonly<Record<string, Case>> = {
     await s.store.releaseLease(b);
     const c = await s.store.acquireLease(runId, "c", 1000);
     check(c !== null && c.token > b.token, "after release the next token is larger still");
+  },
+  "acquireLease says which lease it took over, never released (who held it, until when); none after a release": async (s) => {
+    const { runId } = await withRun(s);
+    const a = await lease(s, runId, "a", 1000);
+    check(a.took === undefined, `the first lease of a run took nothing over, not ${JSON.stringify(a.took)}`);
+    await s.advance(1500);
+    const b = await lease(s, runId, "b", 1000);
+    check(b.took?.holder === "a" && b.took.expiresAt === a.expiresAt, `a lease taken after one that expired unreleased says whose it was, not ${JSON.stringify(b.took)}`);
+    const b2 = await lease(s, runId, "b", 1000);
+    check(b2.took?.holder === "b" && b2.took.expiresAt === b.expiresAt, `its owner taking it again (a restart) says so too, not ${JSON.stringify(b2.took)}`);
+    await s.store.releaseLease(b2);
+    const c = await lease(s, runId, "c", 1000);
+    check(c.took === undefined, `a lease taken after a release took nothing over, not ${JSON.stringify(c.took)}`);
   },
   "append refuses a stale or expired lease with LEASE_NOT_HELD, before looking at the sequence": async (s) => {
     const { runId, first } = await withRun(s);

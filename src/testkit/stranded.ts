@@ -21,6 +21,7 @@ export interface StrandedRun {
   readonly since: number;
 }
 
+/** How `findStranded` judges a run stranded. */
 export interface FindStrandedOptions {
   /**
    * How long a runnable run may go without a live lease before it counts as

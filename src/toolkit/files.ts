@@ -6,14 +6,17 @@
  * ToolErrors built from validated local context, never from an exception.
  */
 import type { JsonValue } from "../json/index.js";
-import { globToRegExp } from "../policy/index.js";
+import { compilePattern } from "../pattern/index.js";
+import { compileGlob, type GlobMatcher } from "../policy/index.js";
 import { boolean, integer, strictObject, string } from "../schema/index.js";
 import { defineTool, lineDiff, ToolError, type Permission, type ReconcileHook, type Tool, type ToolContext } from "../tools/index.js";
 import { DEFAULT_ROOT, folderLabel, folderPrefix, resolveFilePath, resolvePath } from "./paths.js";
 import { applyPatchTool } from "./patch.js";
 import { count, decodeText, diffStats, encodeText, eolOf, FILE_MAX_BYTES, LINE_MAX_CHARS, looksBinary, splitLines, TEXT_MAX_BYTES, TEXT_MAX_LINES } from "./text.js";
+import { after } from "../web.js";
 import { once, type Workspace, type WorkspaceFile } from "./workspace.js";
 
+/** How `workspaceTools` presents the workspace: the root the model is told about, and whether changes ask an operator. */
 export interface WorkspaceToolsOptions {
   /** The root the model is told about (absolute paths under it are accepted). Default "/workspace". */
   readonly root?: string;
@@ -32,9 +35,21 @@ const PREVIEW_SIGHT: Pick<ToolContext, "permit"> = { permit: () => ({ permission
 export const LIST_MAX_FILES = 500;
 /** Matches search_files returns by default, and at most. */
 export const SEARCH_DEFAULT_RESULTS = 50;
+/** Matches search_files returns at most, whatever the model asks for. */
 export const SEARCH_MAX_RESULTS = 200;
 /** Bytes search_files scans per call, at most. */
 export const SEARCH_MAX_BYTES = 16 * 1024 * 1024;
+/** How long a search runs between two yields to the event loop (ms). */
+const SEARCH_SLICE_MS = 20;
+
+/** A glob the model gave (list_files' and search_files' pattern), or the ToolError that says it is too long. */
+function globOf(pattern: string): GlobMatcher {
+  try {
+    return compileGlob(pattern);
+  } catch {
+    throw new ToolError("pattern is too long to match", { next: "Give a shorter glob (such as **/*.md), or narrow the folder instead." });
+  }
+}
 
 /** A workspace's files under a prefix that the run's policy lets this call read, and how many it withheld. */
 export async function visibleFiles(ws: Workspace, ctx: Pick<ToolContext, "permit">, prefix: string): Promise<{ files: WorkspaceFile[]; denied: number; asked: number }> {
@@ -272,7 +287,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
       const folder = resolvePath(a.path ?? "", root);
       if (folder !== "" && (await ws.read(folder)) !== undefined) throw new ToolError(`${folder} is a file, not a folder`, { next: `Call read_file with path ${folder} to read it.` });
       const pattern = a.pattern ?? "**";
-      const re = globToRegExp(pattern);
+      const re = globOf(pattern);
       const prefix = folderPrefix(folder);
       const seen = await visibleFiles(ws, ctx, prefix);
       // What the pattern leaves out is not counted as withheld: only what policy held back is.
@@ -310,14 +325,19 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
     call: async (a, ctx) => {
       if (a.query === "") throw new ToolError("the query is empty", { next: "Give the text (or regular expression) to look for." });
       const folder = resolvePath(a.path ?? "", root);
-      let re: RegExp;
-      try {
-        re = new RegExp(a.regex === true ? a.query : a.query.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), a.ignore_case === true ? "iu" : "u");
-      } catch {
+      // Matched in time linear in each line (src/pattern/), with RegExp's answers.
+      const compiled = compilePattern(a.regex === true ? a.query : a.query.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), { ignoreCase: a.ignore_case === true });
+      if (!compiled.ok && compiled.reason === "invalid") {
         throw new ToolError("query is not a valid regular expression", { next: "Escape the special characters, or set regex to false to search for the text as it is." });
       }
+      if (!compiled.ok) {
+        throw new ToolError(`search_files cannot run this query: it ${compiled.why}`, {
+          next: a.regex === true ? "Search with a regular expression without backreferences or lookaround, or a shorter one; or search for a plain text (regex false) and filter what it finds." : "Search for a shorter part of the text.",
+        });
+      }
+      const re = compiled.pattern;
       const pattern = a.pattern ?? "**";
-      const glob = globToRegExp(pattern);
+      const glob = globOf(pattern);
       const prefix = folderPrefix(folder);
       const max = a.max_results ?? SEARCH_DEFAULT_RESULTS;
       const matches: string[] = [];
@@ -326,6 +346,7 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
       let scanned = 0;
       let binary = 0;
       let stopped = false;
+      let lastYield = Date.now();
       const seen = await visibleFiles(ws, ctx, prefix);
       for (const f of seen.files) {
         if (!glob.test(f.path.slice(prefix.length))) continue;
@@ -342,6 +363,12 @@ export function workspaceTools(ws: Workspace, options: WorkspaceToolsOptions = {
         }
         const lines = splitLines(decodeText(bytes).text);
         for (let k = 0; k < lines.length; k++) {
+          // Let timers run (the call's timeout among them) on a long search, and stop once cancelled.
+          if (Date.now() - lastYield > SEARCH_SLICE_MS) {
+            await new Promise<void>((resolve) => after(0, resolve));
+            lastYield = Date.now();
+            if (ctx.signal.aborted) throw new ToolError("the search was cancelled", { next: "Narrow the folder, the pattern or the query, and search again." });
+          }
           const line = lines[k]!.length > 10_000 ? lines[k]!.slice(0, 10_000) : lines[k]!;
           if (!re.test(line)) continue;
           total++;

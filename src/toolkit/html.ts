@@ -5,6 +5,7 @@
  */
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", ndash: "–", mdash: "—", hellip: "…", copy: "©", reg: "®", laquo: "«", raquo: "»", rsquo: "’", lsquo: "‘", rdquo: "”", ldquo: "“" };
 
+/** `text` with HTML character references decoded: numeric ones, and the common named ones (others are left as written; an invalid code point becomes U+FFFD). */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z]{2,8});/g, (whole, e: string) => {
     if (e[0] === "#") {
@@ -17,6 +18,7 @@ export function decodeEntities(text: string): string {
 
 const BLOCK = /^(?:p|div|br|li|ul|ol|tr|table|section|article|header|footer|nav|aside|main|h[1-6]|pre|blockquote|hr|dd|dt|dl|figure|figcaption|form|title)$/i;
 
+/** `html` as readable text: scripts, styles and comments dropped, block elements as line breaks, links with their target, entities decoded, whitespace collapsed. */
 export function htmlToText(html: string): string {
   let s = html
     .replace(/<!--[\s\S]*?-->/g, " ")

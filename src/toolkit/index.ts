@@ -15,4 +15,5 @@ export { parsePatch, planPatch, type FilePatch } from "./patch.js";
 export { httpFetchTool, hostAllowed, type HttpFetchOptions } from "./fetch.js";
 export { htmlToText, decodeEntities } from "./html.js";
 export { ARTIFACT_READ_MAX_BYTES, askUserTool, readArtifactTool, taskCompleteTool } from "./control.js";
+export { CONFUSABLES, fenceUntrusted, MARKER_REMOVED, neutralizeMarkers, untrustedMarker, type UntrustedMarker } from "./untrusted.js";
 export { FILE_MAX_BYTES, LINE_MAX_CHARS, TEXT_MAX_BYTES, TEXT_MAX_LINES } from "./text.js";

@@ -1,42 +1,12 @@
 /**
- * The Workspace port: a tree of files the workspace tools act on, the same
- * on every backend (memory here; IndexedDB in isoagent/idb; a Durable
- * Object's SQLite storage in isoagent/durable-object). Paths are keys
- * ("notes/todo.md"): folders exist because files are under them, and there
- * are no links to follow. Changes are committed all or nothing, with an
- * optional receipt (the call's idempotency key and its result) in the same
- * commit, so that an interrupted call can be reconciled.
+ * The memory backend of the Workspace port (src/workspace.ts, which this
+ * re-exports), and `once`, the receipt check every workspace tool's change
+ * goes through.
  */
 import { encodeUtf8 } from "../web.js";
+import type { Workspace } from "../workspace.js";
 
-/** A file's path and size. */
-export interface WorkspaceFile {
-  readonly path: string;
-  readonly size: number;
-}
-
-/** A write (bytes) or a removal (null). */
-export interface WorkspaceChange {
-  readonly path: string;
-  readonly bytes: Uint8Array | null;
-}
-
-/** What a committed call recorded: its idempotency key and its result text. */
-export interface WorkspaceReceipt {
-  readonly key: string;
-  readonly result: string;
-}
-
-export interface Workspace {
-  /** A file's bytes, or undefined when there is no file at `path`. */
-  read(path: string): Promise<Uint8Array | undefined>;
-  /** The files whose path starts with `prefix` ("" for all, or a folder with a trailing "/"), sorted by path. */
-  list(prefix: string): Promise<WorkspaceFile[]>;
-  /** Applies every change and records the receipt, all or nothing. */
-  commit(changes: readonly WorkspaceChange[], receipt?: WorkspaceReceipt): Promise<void>;
-  /** The result a commit recorded under `key`, if any. */
-  receipt(key: string): Promise<string | undefined>;
-}
+export type { Workspace, WorkspaceChange, WorkspaceFile, WorkspaceReceipt } from "../workspace.js";
 
 /** Runs a change once per idempotency key: an attempt run again after a crash answers from the receipt its commit left. */
 export async function once(ws: Workspace, key: string, act: () => Promise<string>): Promise<string> {

@@ -56,16 +56,6 @@ function frame(tool: string, failure: "invalid_json" | "invalid_arguments"): Fra
   ];
 }
 
-/**
- * The model-facing refusal, by the error contract: what went wrong, the safe
- * next step, and when to stop instead of retrying. Built only from the tool's
- * name and the checker's own messages, never from an exception.
- */
-export function invalidArgumentsText(tool: string, failure: "invalid_json" | "invalid_arguments", summary: string): string {
-  const [before, after] = frame(tool, failure);
-  return before + summary + after;
-}
-
 function describeIssue(i: ValidationIssue): string {
   return i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`;
 }

@@ -173,15 +173,14 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
   }
   const formats: unknown = spec.formats ?? "assert";
   if (formats !== "assert" && formats !== "annotation") fail("TOOL_FORMATS_INVALID", "formats", `formats must be "assert" or "annotation", not ${shown(formats)}`);
+  lintInputSchema(name, given, formats as "assert" | "annotation");
   let schema: CompiledSchema;
   try {
-    lintInputSchema(name, given, formats as "assert" | "annotation");
     schema = compileSchema(given as JsonSchema | string, { assertFormats: formats === "assert", toolSchema: true });
   } catch (e) {
-    if (e instanceof ToolSpecError) throw e;
-    if (!(e instanceof SchemaError) && !isIsoagentError(e)) throw e;
-    const code = (e as SchemaError).code;
-    throw new ToolSpecError(code, `tool ${JSON.stringify(name)}: input ${(e as Error).message}`, name, "inputSchema", e);
+    // A SchemaError, or the strict JSON boundary's error for a schema given as text.
+    if (!isIsoagentError(e)) throw e;
+    throw new ToolSpecError((e as SchemaError).code, `tool ${JSON.stringify(name)}: input ${e.message}`, name, "inputSchema", e);
   }
   const tool: CompiledTool<Args> = {
     name,

@@ -1,6 +1,12 @@
 /**
- * The tool contract: specs, their compilation (every check the driver
- * makes), and the runtime's acceptance of a call's raw arguments.
+ * isoagent/tools: the tool contract whole. Specs and every type they are
+ * made of, their compilation (every check the driver makes: `compileTool`),
+ * the runtime's acceptance of a call's raw arguments (`checkArgs`, usable
+ * without a driver, beside another framework's loop), the contract's
+ * constants, Standard Schema input, and the diff a preview shows. A tool
+ * author needs only `defineTool`, `Tool`, `ToolSpec`, `ToolContext`,
+ * `ToolError`, `abortRun`, `permissionDenied` and the side effect,
+ * permission and resource types, which the root exports.
  *
  * @module
  */
@@ -23,7 +29,7 @@ export {
   type ToolSpec,
 } from "./spec.js";
 export { compileTool, compileTools, ToolSpecError, type CompiledTool, type ToolSpecErrorCode } from "./compile.js";
-export { invalidArgumentsText, MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
+export { MAX_LISTED_ISSUES, type ArgsAccepted, type ArgsCheck, type ArgsRefused } from "./check.js";
 export { CHECK_ARGS_CACHE_SIZE, checkArgs } from "./check-args.js";
 export {
   abortRun,
@@ -35,11 +41,13 @@ export {
   PermissionDeniedError,
   ToolError,
   type PermitAnswer,
+  type SideEffectRules,
   type Tool,
   type ToolContext,
+  type ToolDefinition,
   type ToolInputSchema,
   type ToolProgress,
 } from "./tool.js";
 export { type InterruptedCall, type ReconcileHook, type Reconciliation } from "./reconcile.js";
 export { lineDiff } from "./diff.js";
-export { isStandardSchema, standardJsonSchema, type StandardSchemaLike } from "./standard.js";
+export { isStandardSchema, standardJsonSchema, type StandardInput, type StandardSchemaLike } from "./standard.js";

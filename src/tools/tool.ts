@@ -1,8 +1,9 @@
+import { IsoagentError, isIsoagentError } from "../errors.js";
 import type { CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { SchemaObjectOf, SchemaType, TypedSchema } from "../schema/index.js";
 import type { AbortSignalLike } from "../web.js";
-import type { Permission, ResourceRef, ToolSpec } from "./spec.js";
+import type { Permission, ResourceRef, SideEffect, ToolSpec } from "./spec.js";
 import type { StandardInput, StandardSchemaLike } from "./standard.js";
 
 /** What a tool learns about the call it serves: the only place it learns which run. */
@@ -134,12 +135,32 @@ export type ToolInputSchema<Args> = boolean | TypedSchema<Args> | string | Stand
  * })
  * ```
  */
-export function defineTool<S extends StandardSchemaLike, Result = unknown>(tool: Omit<Tool<StandardInput<S>, Result>, "inputSchema"> & { readonly inputSchema: S }): Tool<StandardInput<S>, Result>;
-export function defineTool<S extends SchemaObjectOf | boolean, Result = unknown>(tool: Omit<Tool<SchemaType<S>, Result>, "inputSchema"> & { readonly inputSchema: S }): Tool<SchemaType<S>, Result>;
-export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result> & { readonly inputSchema: ToolInputSchema<Args> }): Tool<Args, Result>;
+export function defineTool<S extends StandardSchemaLike, Result = unknown>(tool: ToolDefinition<StandardInput<S>, Result> & { readonly inputSchema: S }): Tool<StandardInput<S>, Result>;
+export function defineTool<S extends SchemaObjectOf | boolean, Result = unknown>(tool: ToolDefinition<SchemaType<S>, Result> & { readonly inputSchema: S }): Tool<SchemaType<S>, Result>;
+export function defineTool<Args = JsonValue, Result = unknown>(tool: ToolDefinition<Args, Result> & { readonly inputSchema: ToolInputSchema<Args> }): Tool<Args, Result>;
 export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, Result>): Tool<Args, Result> {
   return tool;
 }
+
+/**
+ * What a tool's side-effect class asks of its spec, as types, so that
+ * `defineTool` refuses at compile time what `compileTool` refuses at run
+ * time: every class but read_only states its permission, and only a
+ * read_only tool may be `parallelSafe`. A `sideEffect` known only as
+ * `SideEffect` must state a permission (it may be a writer).
+ *
+ * @example
+ * ```ts
+ * // @ts-expect-error a local_mutation tool must state its permission
+ * defineTool({ name: "w", description: "Write.", inputSchema: {}, sideEffect: "local_mutation", timeoutMs: 1_000, call: () => "ok" })
+ * ```
+ */
+export type SideEffectRules =
+  | { readonly sideEffect: "read_only"; readonly permission?: Permission | undefined; readonly parallelSafe?: boolean | undefined }
+  | { readonly sideEffect: Exclude<SideEffect, "read_only">; readonly permission: Permission; readonly parallelSafe?: false | undefined };
+
+/** A tool as `defineTool` takes it: its spec under {@link SideEffectRules}, its schema given apart. */
+export type ToolDefinition<Args, Result> = Omit<Tool<Args, Result>, "inputSchema" | "sideEffect" | "permission" | "parallelSafe"> & SideEffectRules;
 
 /**
  * A failure the tool describes for the model, by the error contract: what
@@ -155,35 +176,39 @@ export function defineTool<Args = JsonValue, Result = unknown>(tool: Tool<Args, 
  * })
  * ```
  */
-export class ToolError extends Error {
+export class ToolError extends IsoagentError {
   readonly summary: string;
   readonly next: string | undefined;
   readonly recovery: string | undefined;
-  constructor(summary: string, options: { next?: string; recovery?: string } = {}) {
-    super(summary);
+  /**
+   * The tool stopped itself at its deadline (it knows what that left
+   * behind, which the driver's own timeout cannot say): the observation's
+   * `failure` is "timeout", with the tool's text.
+   */
+  readonly timedOut: boolean;
+  constructor(summary: string, options: { next?: string; recovery?: string; timedOut?: boolean } = {}) {
+    super("TOOL_ERROR", summary);
     this.name = "ToolError";
     this.summary = summary;
     this.next = options.next;
     this.recovery = options.recovery;
+    this.timedOut = options.timedOut === true;
   }
 }
-
-const PERMISSION_DENIED = Symbol.for("isoagent.permissionDenied");
 
 /**
  * Thrown (via {@link permissionDenied}) by a tool when the policy refused a
  * resource the call cannot do without (a redirect to a host the policy
  * denies): the call ends with the same `denied` observation the gate gives.
  */
-export class PermissionDeniedError extends Error {
+export class PermissionDeniedError extends IsoagentError {
   readonly resources: readonly ResourceRef[];
   readonly reason: string | undefined;
   constructor(resources: readonly ResourceRef[], reason?: string) {
-    super("permission denied");
+    super("PERMISSION_DENIED", "permission denied");
     this.name = "PermissionDeniedError";
     this.resources = resources.map((r) => ({ kind: r.kind, value: r.value }));
     this.reason = reason;
-    Object.defineProperty(this, PERMISSION_DENIED, { value: true });
   }
 }
 
@@ -195,21 +220,23 @@ export function permissionDenied(resources: readonly ResourceRef[], reason?: str
   return new PermissionDeniedError(resources, reason);
 }
 
-/** True for a {@link PermissionDeniedError} from any copy of the library. */
-export function isPermissionDenied(e: unknown): e is PermissionDeniedError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[PERMISSION_DENIED] === true;
+/** A {@link ToolError} from any copy of the library: `isIsoagentError(e, "TOOL_ERROR")`. */
+export function isToolError(e: unknown): e is ToolError {
+  return isIsoagentError(e, "TOOL_ERROR");
 }
 
-const ABORT_RUN = Symbol.for("isoagent.abortRun");
+/** True for a {@link PermissionDeniedError} from any copy of the library: `isIsoagentError(e, "PERMISSION_DENIED")`. */
+export function isPermissionDenied(e: unknown): e is PermissionDeniedError {
+  return isIsoagentError(e, "PERMISSION_DENIED");
+}
 
 /** Thrown (via {@link abortRun}) to end the run as failed with reason `tool_abort`. */
-export class AbortRunError extends Error {
+export class AbortRunError extends IsoagentError {
   readonly detail: string;
   constructor(detail: string) {
-    super(detail);
+    super("ABORT_RUN", detail);
     this.name = "AbortRunError";
     this.detail = detail;
-    Object.defineProperty(this, ABORT_RUN, { value: true });
   }
 }
 
@@ -222,7 +249,7 @@ export function abortRun(detail: string): AbortRunError {
   return new AbortRunError(detail);
 }
 
-/** True for an {@link AbortRunError} from any copy of the library. */
+/** True for an {@link AbortRunError} from any copy of the library: `isIsoagentError(e, "ABORT_RUN")`. */
 export function isAbortRun(e: unknown): e is AbortRunError {
-  return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[ABORT_RUN] === true;
+  return isIsoagentError(e, "ABORT_RUN");
 }

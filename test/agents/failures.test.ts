@@ -7,8 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { openaiAgent, type ModelRequest, type ModelResponse } from "../../src/agents/openai/index.js";
-import { realSleep } from "../../src/agents/model/retry.js";
-import { AgentError, createDriver, manualClock, memoryStore, sequentialIds, type AgentView } from "../../src/index.js";
+import { realSleep } from "../../src/retry.js";
+import { AgentError, createDriver, memoryStore, type AgentView } from "../../src/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { responsesObject, responsesStream } from "../helpers/wire.js";
 
 type Answer = { status?: number; headers?: Record<string, string>; body: string | string[] };

@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { anthropicAgent, anthropicProtocol } from "../../src/agents/anthropic/index.js";
 import { openaiAgent, openaiProtocol } from "../../src/agents/openai/index.js";
 import type { ModelAgent } from "../../src/agents/model/agent.js";
-import { createDriver, defineTool, manualClock, memoryStore, sequentialIds, strictObject, string, type AgentProgress, type AgentView, type JournalEvent, type Tool, type TranscriptItem } from "../../src/index.js";
+import { createDriver, defineTool, memoryStore, strictObject, string, type AgentProgress, type AgentView, type JournalEvent, type Tool, type TranscriptItem } from "../../src/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { anthropicObject, anthropicStream, chatObject, chatStream, mockModelServer, responsesObject, responsesStream, type MockModelServer } from "../helpers/mock-model.js";
 import { rng } from "../helpers/rng.js";
 

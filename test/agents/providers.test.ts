@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { anthropicAgent } from "../../src/agents/anthropic/index.js";
 import { openaiAgent } from "../../src/agents/openai/index.js";
 import type { ModelAgent } from "../../src/agents/model/agent.js";
-import { createDriver, defineTool, manualClock, memoryStore, sequentialIds, strictObject, string, type AgentProgress, type Tool } from "../../src/index.js";
+import { createDriver, defineTool, memoryStore, strictObject, string, type AgentProgress, type Tool } from "../../src/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import {
   anthropicErrorBody,
   anthropicObject,

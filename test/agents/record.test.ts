@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { anthropicAgent } from "../../src/agents/anthropic/index.js";
 import { openaiAgent } from "../../src/agents/openai/index.js";
 import { firstDifference, recordingAgent, replayAgent, ReplayDriftError, type Recording } from "../../src/agents/record/index.js";
-import { createDriver, defineTool, manualClock, memoryStore, sequentialIds, strictObject, string, type Agent, type Tool } from "../../src/index.js";
+import { createDriver, defineTool, memoryStore, strictObject, string, type Agent, type Tool } from "../../src/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { anthropicStream, mockModelServer, responsesStream, type MockModelServer } from "../helpers/mock-model.js";
 
 const KEY = "sk-test-secret-0123456789";

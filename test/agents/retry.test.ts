@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, resolveRetry, retryableStatus, retryAfterMs } from "../../src/agents/model/retry.js";
+import { backoffMs, resolveRetry, retryableStatus, retryAfterMs } from "../../src/retry.js";
 import type { ModelResponse } from "../../src/agents/model/transport.js";
 import { cleanMessage } from "../../src/agents/model/agent.js";
 import { strictCompatible } from "../../src/agents/openai/index.js";

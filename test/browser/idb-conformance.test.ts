@@ -1,7 +1,7 @@
 import { deleteDB } from "idb";
 import { describe, it } from "vitest";
 import { idbStore } from "../../adapters/idb/index.js";
-import { manualClock } from "../../src/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { runStoreConformance } from "../../src/testkit/index.js";
 
 let n = 0;

@@ -2,7 +2,9 @@ import { deleteDB, openDB } from "idb";
 import { afterEach, describe, expect, it } from "vitest";
 import { idbStore } from "../../adapters/idb/index.js";
 import { UPGRADES, type IsoagentDBAny } from "../../adapters/idb/schema.js";
-import { call, calls, createDriver, defineTool, final, isIsoagentError, manualClock, scriptedAgent, sequentialIds, strictObject, string, verifyChain, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, isIsoagentError, scriptedAgent, strictObject, string, type Tool } from "../../src/index.js";
+import { verifyChain } from "../../src/journal/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 
 let n = 0;
 const names: string[] = [];
@@ -90,7 +92,7 @@ describe("IndexedDB failures: typed errors, nothing half-written, the driver sto
 
   it("an upgrade blocked by a tab holding an older version open", async () => {
     const name = fresh();
-    const old = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
+    const old = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => void UPGRADES[1]!(d, tx) });
     // This "tab" ignores versionchange, as an old page would.
     const store = idbStore({ name, clock: manualClock() });
     await expect(store.listRuns()).rejects.toSatisfy((e: unknown) => isIsoagentError(e, "STORE_BLOCKED"));

@@ -12,24 +12,20 @@ import {
   call,
   calls,
   createDriver,
-  Crash,
   defineTool,
-  elisionNotice,
   final,
-  foldNotice,
-  manualClock,
   memoryStore,
   scriptedAgent,
-  sequentialIds,
   strictObject,
   summarizeContext,
-  summaryNotice,
   trimContext,
   type Agent,
   type AgentView,
   type JournalEvent,
   type Tool,
 } from "../../src/index.js";
+import { elisionNotice, foldNotice, summaryNotice } from "../../src/driver/index.js";
+import { Crash, manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { readArtifactTool } from "../../src/toolkit/index.js";
 import { ARTIFACTS_KEPT } from "../../src/journal/index.js";
 import { fakeResponses } from "../helpers/fake-provider.js";

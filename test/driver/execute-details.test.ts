@@ -1,5 +1,5 @@
 /**
- * The details of one execution (src/driver/execute.ts) that the driver area's
+ * The details of one execution (src/call/execute.ts) that the driver area's
  * mutation run found untested (issue 21): a tool's activity line (cleaned,
  * redacted, one line, capped, left out when it fails), the approver's answer
  * reaching only a tool that wants one, a permission refused inside a tool,

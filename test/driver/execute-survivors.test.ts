@@ -1,15 +1,18 @@
 /**
- * One call's execution (src/driver/execute.ts) where the driver area's
+ * One call's execution (src/call/execute.ts) where the driver area's
  * mutation run left survivors: a driver's signal aborted before the tool
  * starts, what a finished call leaves behind (its signal, its progress),
  * and a result that is not JSON from a tool with an activity line.
  */
 import { describe, expect, it } from "vitest";
-import { runTool } from "../../src/driver/execute.js";
-import { Gate } from "../../src/driver/gate.js";
+import { runTool } from "../../src/call/execute.js";
+import { Gate } from "../../src/call/gate.js";
 import { ProgressBoard } from "../../src/driver/progress.js";
 import type { DriverContext } from "../../src/driver/context.js";
-import { call, calls, compileTool, defineTool, final, memoryStore, redactor, strictObject, string, type Agent, type CallState, type StepProgress, type Tool, type ToolContext } from "../../src/index.js";
+import { call, calls, defineTool, final, memoryStore, strictObject, string, type Agent, type StepProgress, type Tool, type ToolContext } from "../../src/index.js";
+import { redactor } from "../../src/driver/index.js";
+import { compileTool } from "../../src/tools/index.js";
+import type { CallState } from "../../src/journal/index.js";
 import { eventsOf, harness } from "./helpers.js";
 
 const input = strictObject({ text: string("Text") });

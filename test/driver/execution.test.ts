@@ -4,7 +4,9 @@ import { eventsOf, harness } from "./helpers.js";
 
 const empty = strictObject({});
 function tool(name: string, body: (args: never, ctx: ToolContext) => unknown, extra: Partial<Tool<never, unknown>> = {}): Tool<never, unknown> {
-  return defineTool({ name, description: `The ${name} tool.`, inputSchema: empty, sideEffect: "read_only", timeoutMs: 1000, call: body, ...extra }) as Tool<never, unknown>;
+  // A literal, not defineTool: `extra` may hold any spec field (the run-time checks are under test).
+  const spec: Tool<never, unknown> = { name, description: `The ${name} tool.`, inputSchema: empty, sideEffect: "read_only", timeoutMs: 1000, call: body, ...extra };
+  return spec;
 }
 async function observationOf(h: ReturnType<typeof harness>, seq: number): Promise<unknown> {
   const e = (await eventsOf(h.store, "run_1"))[seq - 1] as { observation?: unknown };

@@ -9,13 +9,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/index.js";
-import { checkResources, isToolError, toAnswer, toDecision } from "../../src/driver/gate.js";
+import { checkResources, isToolError, toAnswer, toDecision } from "../../src/call/gate.js";
 
 describe("isToolError", () => {
-  it("knows a ToolError of this copy, or of another copy by its name and a string summary, and nothing else", () => {
+  it("knows a ToolError of this copy, or of another copy by the isoagent brand and its code, and nothing else", () => {
     expect(isToolError(new ToolError("x"))).toBe(true);
-    expect(isToolError({ name: "ToolError", summary: "from another copy" })).toBe(true);
-    for (const e of [{ name: "ToolError" }, { name: "ToolError", summary: 3 }, { name: "Error", summary: "s" }, { summary: "s" }, null, undefined, "ToolError", 42, new Error("x")]) {
+    expect(isToolError({ [Symbol.for("isoagent.error")]: true, code: "TOOL_ERROR", name: "ToolError", summary: "from another copy" })).toBe(true);
+    const lookalikes = [{ name: "ToolError", summary: "s" }, { [Symbol.for("isoagent.error")]: true, code: "ABORT_RUN", summary: "s" }];
+    for (const e of [...lookalikes, { name: "ToolError" }, { name: "ToolError", summary: 3 }, { name: "Error", summary: "s" }, { summary: "s" }, null, undefined, "ToolError", 42, new Error("x")]) {
       expect(isToolError(e), JSON.stringify(e)).toBe(false);
     }
   });

@@ -1,6 +1,6 @@
 /**
  * Previews, a running tool's permit, and policy identities at their edges
- * (issue 21: survivors of the driver area's mutation run in src/driver/gate.ts).
+ * (issue 21: survivors of the driver area's mutation run in src/call/gate.ts).
  */
 import { describe, expect, it } from "vitest";
 import { call, calls, defineTool, final, strictObject, string, ToolError, type ApprovalRequest, type Tool, type ToolContext } from "../../src/index.js";

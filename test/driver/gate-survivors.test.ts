@@ -1,5 +1,5 @@
 /**
- * The gate (src/driver/gate.ts) where the driver area's mutation run left
+ * The gate (src/call/gate.ts) where the driver area's mutation run left
  * survivors: the agent's answer as a journal decision, a crash inside what a
  * tool works out before any effect (its resources, its preview), a preview's
  * timer, the approval request of an interrupted side effect, and which calls
@@ -7,8 +7,9 @@
  * time matters.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { toDecision } from "../../src/driver/gate.js";
-import { call, calls, Crash, defineTool, final, strictObject, string, type Agent, type Tool, type ToolContext } from "../../src/index.js";
+import { toDecision } from "../../src/call/gate.js";
+import { call, calls, defineTool, final, strictObject, string, type Agent, type Tool, type ToolContext } from "../../src/index.js";
+import { Crash } from "../../src/testkit/index.js";
 import { crashAt, eventsOf, harness } from "./helpers.js";
 
 const input = strictObject({ text: string("Text") });

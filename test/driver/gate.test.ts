@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, compileTool, defineTool, final, hashJsonSync, isIsoagentError, lineDiff, rulesPolicy, strictObject, string, toolShapeHash, type Tool } from "../../src/index.js";
+import { call, calls, defineTool, final, isIsoagentError, rulesPolicy, strictObject, string, type Tool } from "../../src/index.js";
+import { toolShapeHash } from "../../src/driver/index.js";
+import { compileTool, lineDiff } from "../../src/tools/index.js";
+import { hashJsonSync } from "../../src/json/index.js";
 import { eventsOf, harness, worldTools, type World } from "./helpers.js";
 
 const world = (): World => ({ files: { "notes.md": "hello" }, executions: [] });

@@ -1,38 +1,44 @@
 import {
   createDriver,
   defineTool,
-  manualClock,
   memoryStore,
   scriptedAgent,
-  StoreError,
-  sequentialIds,
   strictObject,
   string,
   type Agent,
   type AgentView,
   type DriverOptions,
   type JournalEvent,
-  type ManualClock,
   type ScriptStep,
   type Store,
-  type StoreErrorCode,
   type Tool,
+} from "../../src/index.js";
+import { StoreError, type StoreErrorCode } from "../../src/store/index.js";
+import {
+  manualClock,
+  sequentialIds,
+  type ManualClock,
   Crash,
   type FaultPoint,
   type Faults,
-} from "../../src/index.js";
+} from "../../src/testkit/index.js";
 
-/** Crashes the driver the first time it reaches `point` for `tool` (the testkit's Crash: the process dies there). */
-export function crashAt(point: FaultPoint, tool: string): Faults {
-  let done = false;
-  return {
-    at: (p, where) => {
-      if (!done && p === point && where.tool === tool) {
-        done = true;
+/**
+ * Crashes the driver the first `times` times (default once) it reaches
+ * `point` for `tool` (the testkit's Crash: the process dies there); share
+ * one between drivers to crash every drive, as a crash loop does.
+ */
+export function crashAt(point: FaultPoint, tool: string, times = 1): Faults & { crashes: number } {
+  const faults = {
+    crashes: 0,
+    at: (p: FaultPoint, where: { readonly tool: string }) => {
+      if (faults.crashes < times && p === point && where.tool === tool) {
+        faults.crashes++;
         throw new Crash();
       }
     },
   };
+  return faults;
 }
 
 /** A store that records every append batch, to check what was written together. */

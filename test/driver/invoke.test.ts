@@ -1,11 +1,11 @@
 /**
- * One call of a tool under its timeout (src/driver/invoke.ts), each path by
+ * One call of a tool under its timeout (src/call/invoke.ts), each path by
  * itself (issue 21: survivors of the driver area's mutation run). Timers are
  * vitest's fake ones, so a timeout is reached by advancing time, not by
  * waiting for it.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { invokeTool } from "../../src/driver/invoke.js";
+import { invokeTool } from "../../src/call/invoke.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

@@ -8,7 +8,8 @@
  * busy one does.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, final, manualClock, memoryStore, type Store } from "../../src/index.js";
+import { call, calls, final, memoryStore, type Store } from "../../src/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { crashAt, harness, refusingStore } from "./helpers.js";
 
 const TTL = 30_000;

@@ -7,15 +7,14 @@ import {
   final,
   integer,
   isIsoagentError,
-  manualClock,
   memoryStore,
   scriptedAgent,
-  sequentialIds,
   strictObject,
-  type Lease,
   type Store,
   type Tool,
 } from "../../src/index.js";
+import type { Lease } from "../../src/store/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { rng } from "../helpers/rng.js";
 import { scaled } from "../helpers/time.js";
 
@@ -90,6 +89,11 @@ describe("a lease race: 8 drivers, one store, 100 runs of 5 steps", () => {
         tools: [effect as Tool<never, unknown>],
         owner: `driver-${k}`,
         leaseTtlMs: TTL,
+        // No bounds on recovery: this test's clock jumps expire every lease in
+        // flight at once, over and over (a storm no process sees this often),
+        // and it is about fencing. The bounds have their own tests
+        // (bounded-recovery.test.ts).
+        recovery: { maxInterruptions: 0, maxResumesWithoutProgress: 0 },
         // A call whose outcome was lost: the world knows whether it happened.
         reconcile: (c) => (applied.has(c.idempotencyKey) ? { action: "record_result", content: { ok: true } } : { action: "run_again" }),
       }),

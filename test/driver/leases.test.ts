@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, Crash, createDriver, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, strictObject, type Faults, type Store, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, type Store, type Tool } from "../../src/index.js";
+import { Crash, manualClock, type Faults } from "../../src/testkit/index.js";
 import { findStranded } from "../../src/testkit/index.js";
 import { scaled } from "../helpers/time.js";
 import { harness } from "./helpers.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, final, verifyChain } from "../../src/index.js";
+import { call, calls, final } from "../../src/index.js";
+import { verifyChain } from "../../src/journal/index.js";
 import { eventsOf, harness } from "./helpers.js";
 
 describe("the step loop", () => {

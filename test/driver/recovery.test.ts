@@ -31,7 +31,8 @@ describe("recovery after a crash", () => {
     const events = await eventsOf(h.store, "run_1");
     expect(events.slice(4, 8)).toEqual([
       { type: "call.started", step: 1, callId: "s1c1", attempt: 1, idempotencyKey: "run_1:1:s1c1" },
-      { type: "run.resumed", owner: "driver-2", token: 2 },
+      // v4: the lease it took over, never released by the driver that crashed.
+      { type: "run.resumed", owner: "driver-2", token: 2, took: { holder: "driver-1", expiresAt: Date.UTC(2026, 0, 1) + LEASE } },
       { type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "run_again", by: "runtime" },
       { type: "call.started", step: 1, callId: "s1c1", attempt: 2, idempotencyKey: "run_1:1:s1c1" },
     ]);
@@ -61,6 +62,8 @@ describe("recovery after a crash", () => {
       toolShape: expect.stringMatching(/^[0-9a-f]{64}$/),
       // v2: the operator can look for the key in the outside system.
       idempotencyKey: "run_1:1:s1c1",
+      // v4: how its attempt ended (attempt 1: interrupted once, below the limit).
+      interrupted: { cause: "lease_expired", holder: "driver-1", expiresAt: Date.UTC(2026, 0, 1) + LEASE, startedAt: Date.UTC(2026, 0, 1) },
     });
     expect(h.world.executions.length).toBe(1);
     // The operator knows the write happened: record its result.

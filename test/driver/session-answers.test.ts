@@ -7,7 +7,8 @@
  * the call through carries none.
  */
 import { describe, expect, it } from "vitest";
-import { AgentError, call, calls, createDriver, defineTool, final, memoryStore, sequentialIds, strictObject, type Agent, type AgentDecision, type Store, type Tool } from "../../src/index.js";
+import { AgentError, call, calls, createDriver, defineTool, final, memoryStore, strictObject, type Agent, type AgentDecision, type Store, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 
 /** What each run of the tool read as its answer, by step and call. */
 type Heard = Record<string, unknown>;

@@ -8,7 +8,8 @@
  * a start was appended runs nothing.
  */
 import { describe, expect, it } from "vitest";
-import { abortRun, call, calls, Crash, defineTool, final, strictObject, type Faults, type Tool } from "../../src/index.js";
+import { abortRun, call, calls, defineTool, final, strictObject, type Tool } from "../../src/index.js";
+import { Crash, type Faults } from "../../src/testkit/index.js";
 import type { AbortSignalLike } from "../../src/web.js";
 import { harness } from "./helpers.js";
 

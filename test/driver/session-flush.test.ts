@@ -12,10 +12,7 @@ import {
   createDriver,
   defineTool,
   final,
-  manualClock,
   memoryStore,
-  sequentialIds,
-  StoreError,
   strictObject,
   trimContext,
   type Agent,
@@ -23,6 +20,8 @@ import {
   type Store,
   type Tool,
 } from "../../src/index.js";
+import { StoreError } from "../../src/store/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { harness } from "./helpers.js";
 
 const TTL = 30_000;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, manualClock, memoryStore, scriptedAgent, sequentialIds, strictObject, type AgentView, type RunId, type Store, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type AgentView, type RunId, type Store, type Tool } from "../../src/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { verifyRun } from "../../src/testkit/index.js";
 
 const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;

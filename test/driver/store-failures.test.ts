@@ -8,7 +8,9 @@
  * mutation tests, issue 21.)
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, final, StoreError, STORE_FAILURE_CODES, verifyChain } from "../../src/index.js";
+import { call, calls, final } from "../../src/index.js";
+import { verifyChain } from "../../src/journal/index.js";
+import { StoreError, STORE_FAILURE_CODES } from "../../src/store/index.js";
 import { harness, refusingStore } from "./helpers.js";
 
 describe("a store that stops taking writes mid-run", () => {

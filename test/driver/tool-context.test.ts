@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, defineTool, final, sha256HexSync, strictObject, type RunProgress, type StepProgress, type Tool } from "../../src/index.js";
+import { call, calls, defineTool, final, strictObject, type RunProgress, type StepProgress, type Tool } from "../../src/index.js";
+import { sha256HexSync } from "../../src/json/index.js";
 import { harness } from "./helpers.js";
 
 const empty = strictObject({});

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBrowserExample } from "../../scripts/lib/example-browser.js";
 import { serveStatic, type StaticSite } from "../../scripts/lib/static-server.js";
 import { chromiumPresent } from "../helpers/chromium.js";
-import { launch } from "../helpers/pages.js";
+import { launch, overflowing } from "../helpers/pages.js";
 
 const present = chromiumPresent();
 let browser: Browser;
@@ -74,6 +74,18 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     expect(JSON.parse((await approval.locator(".args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
     // The diff, as the console shows it (issue 15, finding 6): the tool's preview of the write.
     expect(await approval.locator("pre.preview").textContent()).toBe("--- /dev/null\n+++ b/notes/summary.md\n@@ -0,0 +1,6 @@\n+# Summary\n+\n+3 things to do:\n+- buy milk\n+- call Ana about the trip\n+- renew the passport\n");
+    // Coloured line by line, as the console colours it (issue 27, finding 6): the file's headers, the hunk, six added lines.
+    expect(await approval.locator("pre.preview").evaluate((pre) => [...pre.childNodes].map((n) => (n instanceof HTMLElement ? n.className : "text")))).toEqual(["d-file", "d-file", "d-hunk", ...Array(6).fill("d-add")]);
+    const look = await approval.locator("pre.preview").evaluate((pre) => ({ added: getComputedStyle(pre.querySelector(".d-add")!).backgroundColor, hunk: getComputedStyle(pre.querySelector(".d-hunk")!).color, text: getComputedStyle(pre).color }));
+    expect(look.added).not.toBe("rgba(0, 0, 0, 0)");
+    expect(look.hunk).not.toBe(look.text);
+    // Nothing is wider than the window, at 1280 px or at 400 (the run's id is 44 characters).
+    expect(await overflowing(page)).toEqual([]);
+    await page.setViewportSize({ width: 400, height: 860 });
+    await page.waitForFunction(() => document.documentElement.clientWidth === 400);
+    expect(await overflowing(page)).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/browser-example-400.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     // And the journal's rows carry the tools' activity lines, as the console's do.
     const rows = await page.locator("#journal tr[data-type='call.finished']").allTextContents();
     expect(rows.some((row) => row.includes("s1c1: List notes/ · result"))).toBe(true);

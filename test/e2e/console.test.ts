@@ -2,7 +2,7 @@ import type { Miniflare } from "miniflare";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPresent } from "../helpers/chromium.js";
-import { consoleLogin, launch } from "../helpers/pages.js";
+import { consoleLogin, launch, loginLink } from "../helpers/pages.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import { DEMO_TASK } from "../../examples/notes-agent.js";
 
@@ -39,14 +39,17 @@ describe.skipIf(!present)("the operator console in Chromium", () => {
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(m.text());
     });
-    // The printed link logs in: the token goes in a same-origin post, and
-    // leaves the address bar and the tab's history at once.
+    // A login link (as npm start prints) logs in: its one-time code goes in a
+    // same-origin post, and leaves the address bar and the tab's history at once.
     const landed = page.waitForResponse((r) => r.url() === `${base}/` && r.request().method() === "GET");
-    await consoleLogin(page, base, TOKEN);
-    expect(page.url()).toBe(`${base}/`);
+    const link = await loginLink(base, TOKEN);
+    expect(link).not.toContain(TOKEN);
+    await page.goto(link);
+    await page.waitForURL(`${base}/`);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     expect(await page.evaluate(() => history.length)).toBe(2);
     await page.goBack();
-    expect(page.url()).not.toContain(TOKEN);
+    expect(page.url()).not.toContain("code=");
     await page.goForward();
     await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
     // The page runs under a CSP that refuses inline scripts and code
@@ -236,6 +239,8 @@ describe.skipIf(!present)("the console answers an interrupted side effect", () =
     const interrupted = page.locator("section.approval[data-kind=interrupted_side_effect]");
     await interrupted.waitFor();
     expect(await interrupted.locator("h3").textContent()).toBe("add_item was interrupted: did it take effect?");
+    // How its attempt ended (issue 26): the reset object's host never released the run.
+    expect(await interrupted.locator("dd.interrupted").textContent()).toMatch(/^1 time; last: host:\S+ stopped without releasing the run, its lease (expired|taken over, due) .+; started .+$/);
     // The item was added (the crash came after the effect): the operator says so, and the run goes on without a second effect.
     await interrupted.locator("button.record-result").click();
     await page.waitForSelector("#run[data-status=completed]");

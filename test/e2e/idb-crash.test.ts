@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIDE_EFFECTS, type SideEffect } from "../../src/index.js";
+import type { SideEffect } from "../../src/index.js";
+import { SIDE_EFFECTS } from "../../src/tools/index.js";
 import { baselineOf, CRASH_POINTS, judge, listScenario, type CrashPoint, type CrashResult, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { chromiumPresent } from "../helpers/chromium.js";

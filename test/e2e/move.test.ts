@@ -6,14 +6,14 @@
  * move (before its seal, and after it) comes back on its profile and
  * settles the move, and the run ends with one owner.
  */
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, chromiumPresent } from "../helpers/chromium.js";
-import { consoleLogin, launch } from "../helpers/pages.js";
+import { consoleLogin, launch, loginLink, overflowing } from "../helpers/pages.js";
+import { processesRunning } from "../helpers/processes.js";
 import { scaled, until } from "../helpers/time.js";
 import { startGroup, type Group } from "../kill/harness.js";
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   if (!present) return;
   mkdirSync(ARTIFACTS, { recursive: true });
   data = mkdtempSync(join(tmpdir(), "isoagent-move-e2e-"));
-  const started = await startGroup(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--port", "0", "--data", data], /console:\s+(http:\/\/\S+)\/login#token=(\S+)/, { timeoutMs: scaled(120_000) });
+  const started = await startGroup(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--port", "0", "--data", data], /console:\s+(http:\/\/\S+)\/login#code=[\s\S]*?token:\s+(\S+) \(kept/, { timeoutMs: scaled(120_000) });
   worker = started.group;
   base = started.match[1]!;
   token = started.match[2]!;
@@ -85,8 +85,12 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
       // Continue in the cloud.
       await page.click("#continue");
       await page.waitForSelector(`body[data-moved="${runId}"]`, { state: "attached" });
+      // The Worker trusts no tab's key: the write the tab asked about is asked again, of the Worker's operator, and the page says so.
+      await until(`run ${runId} to wait at the edge`, async () => (await api(`/runs/${runId}`)).run.status === "waiting");
       const atEdge = (await api(`/runs/${runId}`)).run;
       expect([atEdge.status, atEdge.custody]).toEqual(["waiting", null]);
+      expect(atEdge.approvals.map((a: { request: { note?: string } }) => a.request.note)).toEqual([expect.stringMatching(/^the run came from "tab:[0-9a-f]{8}", which "edge" does not trust to decide for it/)]);
+      await page.waitForFunction((id) => document.getElementById("edge-note")!.textContent!.includes(`${id} continues at the edge, whose operator decides again the call approved or asked about here`), runId);
       await page.waitForSelector(`#runs li[data-run="${runId}"][data-custody="moved"]`);
       // The tab's copy asks nothing more: its approval is answered where the run is now.
       await page.waitForFunction(() => document.getElementById("run")!.dataset["custody"] === "moved" && document.querySelectorAll("#approvals .approval").length === 0);
@@ -125,11 +129,96 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
     }
   });
 
+  // Issue 27, finding 5: after "Continue in the cloud" the page showed the
+  // run waiting and read-only with no word that it is now approved in the
+  // console; "1 of 1 runs up to date" sat beside 3 listed runs; long run ids
+  // ran out of their cards at 1280 px. (And finding 3 where it was seen: the
+  // console offered Approve on the edge's read-only mirror.)
+  it("after Continue in the cloud: says the run is now answered in the console, with a link there; counts what it lists; fits at 1280 and 400 px", async () => {
+    const browser = await launch();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      const operator = await context.newPage();
+      await consoleLogin(operator, base, token);
+      const page = await context.newPage();
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(`${base}/app/?writeDelayMs=100`);
+      await ready(page);
+      await page.locator("#edge").waitFor();
+      // Three runs in the tab: one to move, one completed here, one left waiting here.
+      const moving = await startWaitingRun(page);
+      const next = async (): Promise<string> => {
+        const before = await page.locator("#runs li").count();
+        await page.click("#start");
+        await page.waitForFunction((n) => document.querySelectorAll("#runs li").length === n + 1, before);
+        const id = (await page.locator("#runs li.selected").getAttribute("data-run"))!;
+        await page.waitForSelector(`#approvals .approval button.approve`);
+        return id;
+      };
+      const done = await next();
+      await page.locator("#approvals .approval button.approve").click();
+      await page.waitForSelector(`#runs li[data-run="${done}"][data-status="completed"]`);
+      const waiting = await next();
+      for (const id of [moving, done, waiting]) await until(`run ${id} to be mirrored`, async () => (await api(`/runs/${id}`)).run?.custody?.role === "mirror");
+
+      // The console offers nothing to press on a mirror (finding 3, as the trial met it), and says why.
+      await operator.goto(`${base}/?run=${waiting}`);
+      await operator.waitForSelector("body[data-ready=yes]", { state: "attached" });
+      await operator.waitForFunction(() => !document.getElementById("blocked")!.hidden);
+      expect(await operator.locator("#blocked").textContent()).toBe("Read-only here: this is a mirror of a run owned elsewhere, which answers and cancels it.");
+      expect(await operator.locator("#run button:visible:enabled").allTextContents()).toEqual(["Verify hash chain"]);
+      expect(await operator.locator("section.approval button.approve").isDisabled()).toBe(true);
+
+      // Continue in the cloud.
+      await page.click(`#runs li[data-run="${moving}"]`);
+      await page.waitForSelector(`#continue[data-run="${moving}"]:not([hidden])`);
+      await page.click("#continue");
+      await page.waitForSelector(`body[data-moved="${moving}"]`, { state: "attached" });
+      await until(`run ${moving} to wait at the edge`, async () => (await api(`/runs/${moving}`)).run.status === "waiting");
+      // The page says where it is answered now, with a link to it there.
+      await page.waitForFunction(() => document.getElementById("edge-hint")!.dataset["edgeStatus"] === "waiting");
+      expect(await page.locator("#edge-hint").textContent()).toBe(`${moving} continues at the edge, where it waits for an approval: answer it in the console. Open it in the console`);
+      expect(await page.locator("#edge-hint a").getAttribute("href")).toBe(`/?run=${moving}`);
+      // The count says what it counts, and adds up to the list: two runs owned here (both mirrored), one moved away.
+      await page.waitForFunction(() => /^mirrored to the edge: 2 of 2 runs owned here up to date/.test(document.getElementById("mirror")!.textContent!));
+      expect(await page.locator("#mirror").textContent()).toMatch(/^mirrored to the edge: 2 of 2 runs owned here up to date(, last lag \d+ ms)?; 1 moved away, not mirrored$/);
+      expect(await page.locator("#runs li").count()).toBe(3);
+      expect(await page.locator("#runs li").evaluateAll((lis) => lis.map((li) => [li.getAttribute("data-run"), li.getAttribute("data-mirror")]))).toEqual(
+        expect.arrayContaining([
+          [moving, "moved away"],
+          [done, "up to date"],
+          [waiting, "up to date"],
+        ]),
+      );
+      // Nothing is wider than the window, or than its card.
+      expect(await overflowing(page)).toEqual([]);
+      await page.screenshot({ path: `${ARTIFACTS}/example-continued-1280.png`, fullPage: true });
+      await page.setViewportSize({ width: 400, height: 860 });
+      await page.waitForFunction(() => document.documentElement.clientWidth === 400);
+      expect(await overflowing(page)).toEqual([]);
+      await page.screenshot({ path: `${ARTIFACTS}/example-continued-400.png`, fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // The link opens the run in the console, where it is approved; the tab hears it completed at the edge.
+      const [tab] = await Promise.all([context.waitForEvent("page"), page.click("#edge-hint a")]);
+      await tab!.waitForSelector("body[data-ready=yes]", { state: "attached" });
+      await tab!.waitForFunction((id) => document.getElementById("run-title")!.textContent === `${id}: waiting`, moving);
+      await tab!.locator("section.approval button.approve").click();
+      await until(`run ${moving} to complete at the edge`, async () => (await api(`/runs/${moving}`)).run.status === "completed");
+      await page.waitForFunction(() => document.getElementById("edge-hint")!.dataset["edgeStatus"] === "completed");
+      expect(await page.locator("#edge-hint").textContent()).toBe(`${moving} continues at the edge, where it completed: take it offline to bring it back here. Open it in the console`);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+
   for (const point of ["after_import", "after_seal"] as const) {
     it(`settles a move cut by killing the tab (SIGKILL, ${point}): after a relaunch on its profile, the run has one owner, who finishes it`, async () => {
       const profile = mkdtempSync(join(tmpdir(), "isoagent-move-profile-"));
       try {
-        let { group, page } = await chromiumOn(profile, `${base}/login#token=${token}`);
+        let { group, page } = await chromiumOn(profile, await loginLink(base, token));
         await page.waitForURL(`${base}/`);
         await page.goto(`${base}/app/?writeDelayMs=100&movePause=${point}`);
         await ready(page);
@@ -141,7 +230,7 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
         // The edge holds a copy it does not own (in transit, or the mirror it had, already up to date); the tab still owns the run (before the seal) or sealed it (after).
         expect(["in_transit", "mirror"]).toContain((await api(`/runs/${runId}`)).run.custody.role);
         // Back on its profile (logged in again: a killed browser may not have written the session's cookie to disk).
-        ({ group, page } = await chromiumOn(profile, `${base}/login#token=${token}`));
+        ({ group, page } = await chromiumOn(profile, await loginLink(base, token)));
         await page.waitForURL(`${base}/`);
         await page.goto(`${base}/app/`);
         await page.waitForSelector("body[data-settled=yes]", { state: "attached" });
@@ -156,6 +245,8 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
         } else {
           // Completed: the seal reached the edge when the tab came back.
           expect([tab, edge]).toEqual(["moved", null]);
+          // Asked again at the edge (it trusts no tab's key), once its object drives the run.
+          await until(`run ${runId} to be asked again at the edge`, async () => (await api(`/runs/${runId}`)).run.approvals.length === 1);
           const [a] = (await api(`/runs/${runId}`)).run.approvals;
           await api(`/runs/${runId}/approvals/${a.approvalId}`, { method: "POST", body: { decision: "approve", requestHash: a.requestHash, by: "e2e" } });
           await until(`run ${runId} to complete at the edge`, async () => (await api(`/runs/${runId}`)).run.status === "completed");
@@ -183,12 +274,5 @@ async function chromiumOn(profile: string, url: string): Promise<{ group: Group;
 
 async function killAll(group: Group, profile: string): Promise<void> {
   await group.kill();
-  await until("every process on the profile to be gone", () => {
-    try {
-      execFileSync("pgrep", ["-f", "--", `--user-data-dir=${profile}`], { stdio: "ignore" });
-      return false;
-    } catch {
-      return true;
-    }
-  }, { timeoutMs: 10_000 });
+  await until("every process on the profile to be gone", () => !processesRunning(`--user-data-dir=${profile}`), { timeoutMs: 10_000 });
 }

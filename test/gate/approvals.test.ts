@@ -6,7 +6,10 @@
  * side effect says exactly what is known: four answers, each pinned.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, compileTool, final, hashJsonSync, isIsoagentError, rulesPolicy, toolShapeHash, type Policy, type Tool } from "../../src/index.js";
+import { call, calls, final, isIsoagentError, rulesPolicy, type Policy, type Tool } from "../../src/index.js";
+import { toolShapeHash } from "../../src/driver/index.js";
+import { compileTool } from "../../src/tools/index.js";
+import { hashJsonSync } from "../../src/json/index.js";
 import { crashAt, eventsOf, harness, worldTools } from "../driver/helpers.js";
 import { rng } from "../helpers/rng.js";
 

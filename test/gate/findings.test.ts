@@ -8,8 +8,6 @@ import {
   allowAll,
   call,
   calls,
-  compileSchema,
-  compileTool,
   createDriver,
   defineTool,
   final,
@@ -25,6 +23,8 @@ import {
   type Policy,
   type Tool,
 } from "../../src/index.js";
+import { compileTool } from "../../src/tools/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { memoryWorkspace, workspaceTools } from "../../src/toolkit/index.js";
 import { crashAt, eventsOf, harness } from "../driver/helpers.js";
 

@@ -19,7 +19,8 @@
  * the test cannot pass without testing.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, final, globMatch, memoryStore, rulesPolicy, scriptedAgent, workspacePolicy, type JournalEvent, type Policy } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, rulesPolicy, scriptedAgent, workspacePolicy, type JournalEvent, type Policy } from "../../src/index.js";
+import { globMatch } from "../../src/policy/index.js";
 import { memoryWorkspace, workspaceTools, type Workspace } from "../../src/toolkit/index.js";
 import { bashTool } from "../../src/toolkit/bash/index.js";
 import { rng } from "../helpers/rng.js";

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { asyncHandler } from "./handler.js";
 
 export type CollectorMode = "accept" | "fail" | "hold";
 
@@ -59,7 +60,7 @@ export async function startCollector(): Promise<Collector> {
         server.close(() => resolve());
       }),
   };
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer(asyncHandler(async (req, res) => {
     // A preflight: every header asked for (an API key's) is allowed.
     if (req.method === "OPTIONS") return void res.writeHead(204, { ...cors, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "content-type" }).end();
     let raw = "";
@@ -83,7 +84,7 @@ export async function startCollector(): Promise<Collector> {
     };
     if (c.mode === "hold") holding.push(answer);
     else answer();
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   c.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
   return c;

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { asyncHandler } from "./handler.js";
 
 export interface MockAnswer {
   readonly status?: number;
@@ -39,7 +40,7 @@ export async function mockModelServer(port = 0): Promise<MockModelServer> {
   const queue: MockAnswer[] = [];
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server: Server = createServer(asyncHandler(async (req: IncomingMessage, res: ServerResponse) => {
     let raw = "";
     for await (const c of req) raw += c;
     requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw === "" ? undefined : JSON.parse(raw) });
@@ -66,7 +67,7 @@ export async function mockModelServer(port = 0): Promise<MockModelServer> {
       await new Promise((r) => setImmediate(r));
     }
     res.end();
-  });
+  }));
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

@@ -37,12 +37,39 @@ export async function launch(): Promise<Browser> {
   return browser;
 }
 
+/** A console login link with a fresh one-time code (`POST /login/code` with an operator token), as `npm start` prints one. */
+export async function loginLink(base: string, token: string): Promise<string> {
+  const res = await fetch(`${base}/login/code`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 201) throw new Error(`POST /login/code answered ${res.status}: ${await res.text()}`);
+  return `${base}/login#code=${((await res.json()) as { code: string }).code}`;
+}
+
 /**
- * Logs a page into the console by the printed link (`/login#token=...`), and
- * waits for the console to be ready on `/`.
+ * Logs a page into the console by a login link (`/login#code=...`, a fresh
+ * one-time code), and waits for the console to be ready on `/`.
  */
 export async function consoleLogin(page: import("playwright-core").Page, base: string, token: string): Promise<void> {
-  await page.goto(`${base}/login#token=${token}`);
+  await page.goto(await loginLink(base, token));
   await page.waitForURL(`${base}/`);
   await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+}
+
+/**
+ * What is wider than the window: the page itself when it scrolls sideways
+ * (scrollWidth past clientWidth), and every element whose content overflows
+ * its box (a long id in a card), but those that scroll on purpose (overflow
+ * auto or scroll) and inline ones. Empty when everything fits.
+ */
+export function overflowing(page: import("playwright-core").Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    const d = document.documentElement;
+    if (d.scrollWidth > d.clientWidth) out.push(`the page: ${d.scrollWidth} > ${d.clientWidth}`);
+    for (const e of document.querySelectorAll<HTMLElement>("body *")) {
+      const style = getComputedStyle(e);
+      if (style.display === "inline" || style.display === "none" || style.overflowX === "auto" || style.overflowX === "scroll" || e.clientWidth === 0) continue;
+      if (e.scrollWidth > e.clientWidth + 1) out.push(`${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}${e.className ? `.${e.className}` : ""}: ${e.scrollWidth} > ${e.clientWidth}`);
+    }
+    return out;
+  });
 }

@@ -3,7 +3,8 @@
  * POST to a test route of test/workerd/workers/do-entry.ts, which calls the
  * store there (bytes as base64, errors as their codes).
  */
-import { StoreError, type Store } from "../../src/index.js";
+import type { Store } from "../../src/index.js";
+import { StoreError } from "../../src/store/index.js";
 
 export function encode(v: unknown): unknown {
   if (v instanceof Uint8Array) return { __bytes: Buffer.from(v).toString("base64") };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend, type RunsBackend } from "../../src/http/index.js";
 import { until as waitFor } from "../helpers/time.js";
 

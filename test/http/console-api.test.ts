@@ -4,7 +4,9 @@
  * reading an artifact only through a run whose journal names it.
  */
 import { describe, expect, it } from "vitest";
-import { calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, taskTitle, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
+import { calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
+import { taskTitle } from "../../src/store/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 import { until } from "../helpers/time.js";
 

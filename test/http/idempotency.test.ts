@@ -7,7 +7,8 @@
  * test/workerd/do.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { createDriver, final, isIsoagentError, memoryStore, scriptedAgent, sequentialIds, type RunId } from "../../src/index.js";
+import { createDriver, final, isIsoagentError, memoryStore, scriptedAgent, type RunId } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, createIdempotent, driverBackend, idempotentRunId } from "../../src/http/index.js";
 
 const OPERATOR = "operator-token-0123456789abcdef";
@@ -79,7 +80,7 @@ describe("POST /runs with an Idempotency-Key", () => {
 
   it("of concurrent creates with one key, exactly one makes the run; every one answers with it", async () => {
     const { create, runs } = setup();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => create({ goal: "race" }, "race-key")));
+    const answers = await Promise.all(Array.from({ length: 8 }, async () => create({ goal: "race" }, "race-key")));
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(201));
     expect(answers.filter((r) => r.headers.get("idempotent-replayed") === null).length).toBe(1);
     const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as { runId: string }).runId)));

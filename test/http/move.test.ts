@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, seal, type RunId, type Store } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, rulesPolicy, scriptedAgent, type RunId, type Store } from "../../src/index.js";
+import { seal } from "../../src/journal/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend, storeMoveBackend } from "../../src/http/index.js";
-import { bundleText, exportRun, httpPlace, localPlace, movable, moveRun, sealRun, tailOf, type HttpFetch } from "../../src/move/index.js";
+import { bundleText, exportRun, generateBundleKey, httpPlace, localPlace, movable, moveRun, sealRun, signingKey, tailOf, trustedKeys, type HttpFetch, type PlaceKeys } from "../../src/move/index.js";
 import { SHAPES, TOOLS } from "../move/helpers.js";
 import { until } from "../helpers/time.js";
 
@@ -14,17 +16,17 @@ const agent = () => scriptedAgent((view) => (view.step <= 2 ? calls(call("read_f
 const policy = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
 
 /** The edge (an app over a driver and a memory store, as `npm run example:serve` serves it) and a tab (a memory store here). */
-function setup(options: { maxImportBytes?: number } = {}) {
+function setup(options: { maxImportBytes?: number } = {}, keys: { edge?: PlaceKeys; tab?: PlaceKeys } = {}) {
   const clock = manualClock();
   const edgeStore = memoryStore({ clock });
   const edgeDriver = createDriver({ store: edgeStore, clock, owner: "edge-host", agent: agent(), tools: TOOLS, policy });
-  const backend = driverBackend(edgeDriver, { move: (drive) => storeMoveBackend(edgeStore, { place: "edge", tools: SHAPES, onOwned: drive }) });
+  const backend = driverBackend(edgeDriver, { move: (drive) => storeMoveBackend(edgeStore, { place: "edge", tools: SHAPES, onOwned: drive, ...(keys.edge === undefined ? {} : { keys: keys.edge }) }) });
   const app = createHttpApp({ backend, tokens: () => [TOKEN], runTokens: () => [RUN_TOKEN], ...options });
   const tabStore = movable(memoryStore({ clock }));
   const tabDriver = createDriver({ store: tabStore, clock, owner: "tab-driver", agent: agent(), tools: TOOLS, policy });
   const fetch: HttpFetch = (url, init) => app.request(url, init as RequestInit) as never;
   const edge = httpPlace({ url: "http://edge.test", name: "edge", token: TOKEN, fetch });
-  const tab = localPlace(tabStore, { name: "tab:1", tools: SHAPES, clock });
+  const tab = localPlace(tabStore, { name: "tab:1", tools: SHAPES, clock, ...(keys.tab === undefined ? {} : { keys: keys.tab }) });
   return { app, clock, edgeStore, edgeDriver, tabStore, tabDriver, edge, tab };
 }
 
@@ -165,11 +167,14 @@ describe("moving runs over HTTP", () => {
   it("continue in the cloud, approve there, take it offline: one owner at each step, the run completes in the tab", async () => {
     const s = setup();
     const runId = await waitingInTab(s);
-    await moveRun(runId, s.tab, s.edge);
-    const view = (await (await s.app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { custody: unknown; status: string; approvals: { approvalId: string; requestHash: string }[] } };
+    const moved = await moveRun(runId, s.tab, s.edge);
+    // The edge does not trust the tab: the write the tab asked about is asked again, of the edge's operator, once the edge drives it.
+    expect(moved.completed.reopened).toBe(1);
+    await until("the edge to ask its operator", async () => (await s.edgeDriver.state(runId)).status === "waiting");
+    const view = (await (await s.app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { custody: unknown; status: string; approvals: { approvalId: string; requestHash: string; status: string }[] } };
     expect(view.run.custody).toBeNull();
     expect((await s.tabStore.custody(runId))).toMatchObject({ role: "moved", to: "edge" });
-    const [a] = view.run.approvals;
+    const a = view.run.approvals.find((x) => x.status === "pending");
     const approved = await s.app.request(`/runs/${runId}/approvals/${a!.approvalId}`, post(JSON.stringify({ decision: "approve", requestHash: a!.requestHash, by: "console" }), { "content-type": "application/json" }));
     expect(approved.status).toBe(200);
     await until("the edge to finish the run", async () => (await s.edgeDriver.state(runId)).status === "completed");
@@ -179,6 +184,26 @@ describe("moving runs over HTTP", () => {
     expect((await s.tabDriver.state(runId)).status).toBe("completed");
   });
 
+  it("an edge that trusts the tab's key keeps the tab's pending ask (the same approval); the edge's export is signed with its own key", async () => {
+    const tabPair = await generateBundleKey("tab-1");
+    const edgePair = await generateBundleKey("edge-1");
+    const s = setup({}, { edge: { signing: await signingKey(edgePair.privateJwk), trusted: await trustedKeys([tabPair.publicJwk]) }, tab: { signing: await signingKey(tabPair.privateJwk) } });
+    const runId = await waitingInTab(s);
+    const [asked] = Object.values((await s.tabDriver.state(runId)).approvals);
+    expect((await moveRun(runId, s.tab, s.edge)).completed.reopened).toBe(0);
+    const view = (await (await s.app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; approvals: { approvalId: string }[] } };
+    expect([view.run.status, view.run.approvals.map((a) => a.approvalId)]).toEqual(["waiting", [asked!.approvalId]]);
+    const text = await (await s.app.request(`/runs/${runId}/export`, { headers: auth })).text();
+    expect((JSON.parse(text.trim().split("\n").at(-1)!) as { end: { signature?: { kid: string } } }).end.signature?.kid).toBe("edge-1");
+    // The same over accept: the seal's tail as JSON, with the tab's signature as its bundle's trailer carries it.
+    const other = await waitingInTab(s);
+    await s.edge.receive(other, await s.tab.export(other, 1), "in_transit");
+    await sealRun(s.tabStore, other, { from: "tab:1", to: "edge" });
+    const signature = (JSON.parse((await bundleText(exportRun(s.tabStore, other, { fromSeq: 14, signing: await signingKey(tabPair.privateJwk) }))).trim().split("\n").at(-1)!) as { end: { signature: unknown } }).end.signature;
+    const res = await s.app.request(`/runs/${other}/move`, post(JSON.stringify({ action: "accept", ...(await tailOf(s.tabStore, other, 14)), signature }), { "content-type": "application/json" }));
+    expect(await res.json()).toMatchObject({ runId: other, seq: 14, reopened: 0, custody: null });
+  });
+
   it("accept: the tab seals, and the seal's tail posted as JSON hands the run to the edge", async () => {
     const s = setup();
     const runId = await waitingInTab(s);
@@ -186,7 +211,16 @@ describe("moving runs over HTTP", () => {
     await sealRun(s.tabStore, runId, { from: "tab:1", to: "edge" });
     const tail = await tailOf(s.tabStore, runId, 14);
     const res = await s.app.request(`/runs/${runId}/move`, post(JSON.stringify({ action: "accept", ...tail }), { "content-type": "application/json" }));
-    expect(await res.json()).toMatchObject({ runId, outcome: "fast_forwarded", seq: 14, custody: null });
+    // Taken over with the tab's open call decided again at the edge (event 15, the edge's own): the edge trusts no key of the tab's.
+    expect(await res.json()).toMatchObject({ runId, outcome: "fast_forwarded", seq: 15, written: 2, reopened: 1, custody: null });
+    expect((await s.edgeStore.read(runId, 15))[0]!.type).toBe("call.reopened");
+    // Driven there (onOwned), the edge's gate asks the edge's operator, saying why.
+    await until("the edge to ask its operator", async () => (await s.edgeDriver.state(runId)).status === "waiting");
+    const asked = Object.values((await s.edgeDriver.state(runId)).approvals).map((x) => [x.status, x.request.note]);
+    expect(asked).toEqual([
+      ["voided", undefined],
+      ["pending", 'the run came from "tab:1", which "edge" does not trust to decide for it (no key it trusts vouched for the run up to its move here): this call is decided here again'],
+    ]);
     expect(await s.edgeStore.custody!(runId)).toBeUndefined();
   });
 });
@@ -210,7 +244,9 @@ describe("the move routes under races", () => {
       const s = setup();
       const runId = await waitingInTab(s);
       await moveRun(runId, s.tab, s.edge);
-      const [a] = Object.values((await s.edgeDriver.state(runId)).approvals);
+      // The edge asks its own operator again (it does not trust the tab): the answer races the release.
+      await until("the edge to ask its operator", async () => (await s.edgeDriver.state(runId)).status === "waiting");
+      const a = Object.values((await s.edgeDriver.state(runId)).approvals).find((x) => x.status === "pending");
       const [answered, released] = await Promise.all([
         s.app.request(`/runs/${runId}/approvals/${a!.approvalId}`, post(JSON.stringify({ decision: "approve", requestHash: a!.requestHash, by: "ops" }), { "content-type": "application/json" })),
         s.app.request(`/runs/${runId}/move`, post(JSON.stringify({ action: "release", to: "tab:1" }), { "content-type": "application/json" })),
@@ -230,14 +266,14 @@ describe("the move routes under races", () => {
     const s = setup();
     const runId = await waitingInTab(s);
     const bundle = await bundleText(exportRun(s.tabStore, runId));
-    const answers = await Promise.all([1, 2, 3].map(() => s.app.request("/runs/import", post(bundle, { "content-type": NDJSON }))));
+    const answers = await Promise.all([1, 2, 3].map(async () => s.app.request("/runs/import", post(bundle, { "content-type": NDJSON }))));
     const outcomes = await Promise.all(answers.map(async (r) => ((await r.json()) as { outcome: string }).outcome));
     expect(outcomes.sort()).toEqual(["created", "unchanged", "unchanged"]);
     const [a] = Object.values((await s.tabDriver.state(runId)).approvals);
     await s.tabDriver.approve(runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
     await s.tabDriver.resume(runId);
     const tails = await Promise.all([14, 15, 16, 14].map(async (from) => bundleText(exportRun(s.tabStore, runId, { fromSeq: from }))));
-    const pushed = await Promise.all(tails.map((t) => s.app.request(`/runs/${runId}/mirror`, post(t, { "content-type": NDJSON }))));
+    const pushed = await Promise.all(tails.map(async (t) => s.app.request(`/runs/${runId}/mirror`, post(t, { "content-type": NDJSON }))));
     for (const r of pushed) expect([200, 409]).toContain(r.status);
     const mine = (await s.tabStore.read(runId)).map((e) => e.hash);
     const theirs = (await s.edgeStore.read(runId)).map((e) => e.hash);
@@ -251,7 +287,7 @@ describe("the move routes under races", () => {
     await s.edge.receive(runId, await s.tab.export(runId, 1), "in_transit");
     await sealRun(s.tabStore, runId, { from: "tab:1", to: "edge" });
     const tail = await tailOf(s.tabStore, runId, 14);
-    const both = await Promise.all([1, 2].map(() => s.app.request(`/runs/${runId}/move`, post(JSON.stringify({ action: "accept", ...tail }), { "content-type": "application/json" }))));
+    const both = await Promise.all([1, 2].map(async () => s.app.request(`/runs/${runId}/move`, post(JSON.stringify({ action: "accept", ...tail }), { "content-type": "application/json" }))));
     const outcomes = await Promise.all(both.map(async (r) => ((await r.json()) as { outcome: string }).outcome));
     expect(outcomes.sort()).toEqual(["fast_forwarded", "unchanged"]);
     expect((await s.edgeStore.read(runId)).filter((e) => e.type === "run.moved")).toHaveLength(1);

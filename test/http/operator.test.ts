@@ -4,7 +4,8 @@
  * the mutation it fails with.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, Crash, createDriver, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, type Driver, type RunState, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, type Driver, type RunState, type Tool } from "../../src/index.js";
+import { Crash, manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 
 const TOKEN = "t0k3n-for-tests-0123456789";

@@ -4,7 +4,8 @@
  * run's view carries the problem until a drive works again.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 import { until } from "../helpers/time.js";
 

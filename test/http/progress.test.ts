@@ -1,6 +1,7 @@
 /** A running tool's progress reaches the API's live stream, as an agent's streaming does. */
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 
 const TOKEN = "t0k3n-for-tests-0123456789";

@@ -8,7 +8,8 @@
  * no ping between, to one subscriber or forty.
  */
 import { describe, expect, it } from "vitest";
-import { calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type Driver, type RunId, type Tool } from "../../src/index.js";
+import { calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type Driver, type RunId, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 import { sseReader, type Message } from "../helpers/sse.js";
 import { until } from "../helpers/time.js";

@@ -6,7 +6,8 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, string, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, string, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 import { mcpRunsServer } from "../../src/mcp/index.js";
 import { serveFetch } from "../mcp/helpers/serve.js";

@@ -5,7 +5,8 @@
  * outside. Each test says what the old code did.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, manualClock, memoryStore, scriptedAgent, sequentialIds, strictObject, string, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, string, type Tool } from "../../src/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { createHttpApp, driverBackend, SESSION_COOKIE } from "../../src/http/index.js";
 
 const TOKEN = "t0k3n-for-security-tests-0123456789";
@@ -88,7 +89,7 @@ describe("finding 8: cross-site request forgery and the console's session", () =
     expect(ok.status).toBe(201);
   });
 
-  it("gives the console a signed, expiring session that is never the token; a logout ends it in the browser", async () => {
+  it("gives the console a signed, expiring session that is never the token; a logout clears it in the browser", async () => {
     // Before: the cookie was the bearer token itself, with no expiry and no logout.
     const { app, clock } = setup();
     const res = await app.request("/login", { method: "POST", headers: { origin: ORIGIN, "content-type": "application/json" }, body: JSON.stringify({ token: TOKEN }) });
@@ -109,11 +110,11 @@ describe("finding 8: cross-site request forgery and the console's session", () =
     expect((await app.request("/runs", { headers: { cookie } })).status).toBe(401);
     // Logout clears it.
     const fresh = await login(app);
+    // A logout from another origin is refused like any write.
+    expect((await app.request("/logout", { method: "POST", headers: { cookie: fresh, origin: "http://localhost:9999" } })).status).toBe(403);
     const out = await app.request("/logout", { method: "POST", headers: { cookie: fresh, origin: ORIGIN } });
     expect(out.status).toBe(204);
     expect(out.headers.get("set-cookie")).toMatch(new RegExp(`^${SESSION_COOKIE}=; Max-Age=0; Path=/`));
-    // A logout from another origin is refused like any write.
-    expect((await app.request("/logout", { method: "POST", headers: { cookie: fresh, origin: "http://localhost:9999" } })).status).toBe(403);
   });
 
   it("ends every session of a token when the token is rotated", async () => {

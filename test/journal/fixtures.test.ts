@@ -1,15 +1,16 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { isIsoagentError, reduce, verifyChain, type JournalEvent } from "../../src/index.js";
+import { isIsoagentError, type JournalEvent } from "../../src/index.js";
+import { reduce, verifyChain } from "../../src/journal/index.js";
 
-// Journals written by versions 1, 2 and 3 of the format. They are never edited:
+// Journals written by versions 1 to 4 of the format. They are never edited:
 // a new version adds fixtures; every one must stay readable.
 const dir = "test/fixtures/journals";
 const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/${name}.json`, "utf8")) as JournalEvent[];
 
 describe("v1 journal fixtures", () => {
   it("are all here", () => {
-    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-compacted.json", "v2-reopened.json", "v2-unknown.json", "v3-moved.json"]);
+    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-compacted.json", "v2-reopened.json", "v2-unknown.json", "v3-moved.json", "v4-interrupted.json", "v4-no-progress.json"]);
   });
 
   const expected: Record<string, Record<string, unknown>> = {
@@ -22,6 +23,8 @@ describe("v1 journal fixtures", () => {
     "v2-compacted": { status: "completed", step: 5, output: "read", seq: 23 },
     "v2-unknown": { status: "completed", step: 3, output: "ok", seq: 16 },
     "v3-moved": { status: "completed", step: 2, output: "written after two moves", seq: 13 },
+    "v4-interrupted": { status: "completed", step: 2, output: "read at last", seq: 17 },
+    "v4-no-progress": { status: "failed", step: 0, failure: { reason: "no_progress", detail: "the run was taken over 3 times in a row without progress (recovery.maxResumesWithoutProgress): each drive stopped without releasing it, the last by driver-c: a crash loop" }, seq: 5 },
   };
   for (const [name, want] of Object.entries(expected)) {
     it(`${name}: the chain verifies and the state reduces as it did`, () => {
@@ -111,5 +114,33 @@ describe("v1 journal fixtures", () => {
     const v2 = new Set(["v2-reopened", "v2-unknown", "v2-compacted"].flatMap((n) => load(n).map((e) => e.type)));
     const moved = load("v3-moved");
     expect([...new Set(moved.map((e) => e.type))].filter((t) => !v2.has(t))).toEqual(["run.moved"]);
+  });
+
+  it("v4-interrupted: two takeovers (each naming the lease it took over), the read asked about at its limit with how its last attempt ended, approved, run a third time", () => {
+    const events = load("v4-interrupted");
+    const state = reduce(events);
+    expect(events.flatMap((e) => (e.type === "run.resumed" ? [[e.owner, e.took?.holder ?? null]] : []))).toEqual([["driver-a", null], ["driver-b", "driver-a"], ["driver-c", "driver-b"], ["driver-c", null]]);
+    const [a] = Object.values(state.approvals);
+    expect([a!.request.kind, a!.request.sideEffect, a!.request.attempt, a!.status, a!.by]).toEqual(["interrupted_side_effect", "read_only", 2, "approved", "ana"]);
+    expect(a!.request.interrupted).toEqual({ cause: "lease_expired", holder: "driver-b", expiresAt: Date.UTC(2026, 0, 1) + 61_000, startedAt: Date.UTC(2026, 0, 1) + 31_000, limit: 2 });
+    expect(events.filter((e) => e.type === "call.started").map((e) => (e.type === "call.started" ? e.attempt : 0))).toEqual([1, 2, 3]);
+    // Progress (the read's outcome, then the decision) left no takeover counted.
+    expect(state.takeovers).toBeUndefined();
+    // v4's shapes are stamped 4, the rest keep v2's stamp (the operator's answers, as every version's, are stamped with the version).
+    expect(events.filter((e) => e.v === 4).map((e) => e.type)).toEqual(["run.resumed", "run.resumed", "approval.requested", "approval.resolved", "call.reconciled"]);
+  });
+
+  it("v4-no-progress: three takeovers in a row with nothing between them, then the failure", () => {
+    const state = reduce(load("v4-no-progress"));
+    expect(state.takeovers).toBe(3);
+    expect(state.current).toBeNull();
+  });
+
+  it("journals before v4 reduce with no takeover counted and no interruption in any request", () => {
+    for (const name of ["v1-approval", "v1-reconciled", "v2-reopened", "v2-unknown", "v2-compacted", "v3-moved"]) {
+      const state = reduce(load(name));
+      expect(state.takeovers, name).toBeUndefined();
+      expect(Object.values(state.approvals).every((a) => a.request.interrupted === undefined), name).toBe(true);
+    }
   });
 });

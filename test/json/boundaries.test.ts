@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.js";
-import { canonicalJson, hashJsonSync, isIsoagentError, isWellFormed, sha256HexSync, tryParseJson } from "../../src/index.js";
+import { isIsoagentError } from "../../src/index.js";
+import { canonicalJson, hashJsonSync, isWellFormed, sha256HexSync, tryParseJson } from "../../src/json/index.js";
 import { canonicalBuffer, writeCanonical } from "../../src/json/canonical-bytes.js";
 import { utf8Length } from "../../src/json/utf8.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, hashJsonSync, sha256Hex, sha256HexSync } from "../../src/index.js";
+import { canonicalJson, hashJsonSync, sha256Hex, sha256HexSync } from "../../src/json/index.js";
 
 /** A seeded generator, so a failure can be replayed. */
 function rng(seed: number): (n: number) => number {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.js";
-import { isIsoagentError, JsonBoundaryError, MAX_JSON_DEPTH, parseJson, tryParseJson } from "../../src/index.js";
+import { isIsoagentError } from "../../src/index.js";
+import { JsonBoundaryError, MAX_JSON_DEPTH, parseJson, tryParseJson } from "../../src/json/index.js";
 import { scanJson } from "../../src/json/scan.js";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, cloneJson, hashJsonSync, isIsoagentError, isWellFormed, JsonValueError, MAX_JSON_DEPTH, sha256HexSync, tryParseJson } from "../../src/index.js";
+import { isIsoagentError } from "../../src/index.js";
+import { canonicalJson, cloneJson, hashJsonSync, isWellFormed, JsonValueError, MAX_JSON_DEPTH, sha256HexSync, tryParseJson } from "../../src/json/index.js";
 import { canonicalBuffer, writeCanonical } from "../../src/json/canonical-bytes.js";
 import { scanJson } from "../../src/json/scan.js";
 import { firstInvalidUtf8, utf8Length } from "../../src/json/utf8.js";

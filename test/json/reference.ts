@@ -1,6 +1,6 @@
 /**
  * Reference implementations of what src/json promises, written for clarity
- * rather than speed, from the rules the README and the code's comments state:
+ * rather than speed, from the rules docs/json.md and the code's comments state:
  * a strict JSON scanner that names the first refusal in document order (its
  * code, its reason and where), the Unicode standard's table of well-formed
  * UTF-8, and canonical JSON (RFC 8785) built from JSON.stringify with keys

@@ -5,7 +5,7 @@ import { suiteDir } from "../helpers/suites.js";
 const { dir, present } = suiteDir("JSONTestSuite", "test_parsing");
 
 /**
- * Every i_ file's decision, with its reason. The README's table says the same;
+ * Every i_ file's decision, with its reason. docs/json.md's table says the same;
  * this test pins it.
  */
 export const I_DECISIONS: Record<string, "accept" | "refuse"> = {

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { processesRunning } from "../helpers/processes.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,14 +54,7 @@ async function launch(dir: string, url: string): Promise<{ group: Group; browser
 /** Kills the group, and checks nothing of it (no process on this profile) is left. */
 async function killAll(group: Group, dir: string): Promise<void> {
   await group.kill();
-  await until("every process on the profile to be gone", () => {
-    try {
-      execFileSync("pgrep", ["-f", `--user-data-dir=${dir}`]);
-      return false;
-    } catch {
-      return true; // pgrep found none
-    }
-  }, { timeoutMs: 10_000 });
+  await until("every process on the profile to be gone", () => !processesRunning(`--user-data-dir=${dir}`), { timeoutMs: 10_000 });
   current = undefined;
 }
 

@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { verifyChain, type JournalEvent } from "../../src/index.js";
+import type { JournalEvent } from "../../src/index.js";
+import { verifyChain } from "../../src/journal/index.js";
 
 /** One effect a tool really had, as the observer received it. */
 export interface Effect {

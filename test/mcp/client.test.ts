@@ -6,7 +6,8 @@
  * sessions have their own files.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, calls, final, memoryStore, sha256HexSync, type JsonValue, type RunProgress } from "../../src/index.js";
+import { call, calls, final, memoryStore, type JsonValue, type RunProgress } from "../../src/index.js";
+import { sha256HexSync } from "../../src/json/index.js";
 import { connectMcp, mcpTools, type McpConnection } from "../../src/mcp/index.js";
 import { startSdkServer, tool, type SdkServer } from "./helpers/sdk-server.js";
 import { driverOf, eventsOf, observations } from "./helpers/run.js";

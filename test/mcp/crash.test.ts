@@ -8,7 +8,8 @@
  * asking, exactly as for local tools.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { call, calls, createDriver, Crash, final, manualClock, memoryStore, type JsonValue, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, type JsonValue, type Tool } from "../../src/index.js";
+import { Crash, manualClock } from "../../src/testkit/index.js";
 import { connectMcp, mcpTools } from "../../src/mcp/index.js";
 import { startSdkServer, tool, type SdkServer } from "./helpers/sdk-server.js";
 
@@ -45,8 +46,9 @@ async function scenario(toolName: string, args: Record<string, JsonValue>, optio
   }
   expect(outcome.stopped).toBe("crashed");
   await c1.close();
-  // The dead driver's lease expires; a new process resumes with a new connection.
-  clock.advance(60_000);
+  // The dead driver's lease expires (it covered the call's whole timeout: the
+  // store says until when); a new process resumes with a new connection.
+  clock.advance((await store.lease(outcome.runId))!.expiresAt - clock.now() + 1);
   const c2 = await connectMcp({ url: server.url });
   const set2 = await mcpTools(c2, { trustAnnotations: options.trust });
   const second = createDriver({ store, clock, agent, tools: set2.tools, reconcile: set2.reconcile });

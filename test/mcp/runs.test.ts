@@ -51,6 +51,27 @@ describe("run control as MCP tools", () => {
     ]);
   });
 
+  // Issue 27, finding 6: cancel_run and answer_approval were annotated
+  // destructiveHint: false, which tells a client it may call them without
+  // asking. Cancelling ends a run for good; approving lets the call it
+  // approved act (whatever that call does, wherever it reaches). The reads
+  // touch nothing and nothing outside the runs here.
+  it("annotates each tool by what it does: reads are read-only, create is additive, cancel and answer are destructive", async () => {
+    const annotations = Object.fromEntries((await operator.listTools()).tools.map((t) => [t.name, t.annotations]));
+    const read = { readOnlyHint: true, openWorldHint: false };
+    expect(annotations).toEqual({
+      isoagent_create_run: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      isoagent_list_runs: read,
+      isoagent_get_run: read,
+      isoagent_get_events: read,
+      isoagent_list_approvals: read,
+      isoagent_answer_approval: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      isoagent_cancel_run: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    });
+    // The run scope sees the same annotations on the tools it is listed.
+    for (const t of (await agent.listTools()).tools) expect([t.name, t.annotations]).toEqual([t.name, annotations[t.name]]);
+  });
+
   it("creates and reads a run; the run-scoped caller can never answer its approval, an operator can", async () => {
     const { runId } = json(await agent.callTool({ name: "isoagent_create_run", arguments: { task: "write a.md" } }));
     let run: any;

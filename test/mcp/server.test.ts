@@ -7,7 +7,8 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkArgs, defineTool, integer, rulesPolicy, strictObject, string, ToolError, type Tool } from "../../src/index.js";
+import { defineTool, integer, rulesPolicy, strictObject, string, ToolError, type Tool } from "../../src/index.js";
+import { checkArgs } from "../../src/tools/index.js";
 import { mcpServer, type McpServer } from "../../src/mcp/index.js";
 import { serveFetch } from "./helpers/serve.js";
 

@@ -9,7 +9,8 @@
  * again without the operator.
  */
 import { describe, expect, it } from "vitest";
-import { call, calls, createDriver, Crash, final, manualClock, memoryStore, type JsonValue, type SideEffect } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, type JsonValue, type SideEffect } from "../../src/index.js";
+import { Crash, manualClock } from "../../src/testkit/index.js";
 import { connectMcp, mcpTools } from "../../src/mcp/index.js";
 import { rng } from "../helpers/rng.js";
 import { fakeServer } from "./helpers/fake.js";
@@ -90,7 +91,8 @@ describe("trust in annotations, over random servers", () => {
       await crashing.approve(outcome.runId, ask!.approvalId, { requestHash: ask!.requestHash, by: "test" });
       outcome = await crashing.resume(outcome.runId);
       expect(outcome.stopped).toBe("crashed");
-      clock.advance(60_000); // the dead driver's lease expires
+      // The dead driver's lease expires: it covered the call's whole timeout, until when the store says.
+      clock.advance((await store.lease(outcome.runId))!.expiresAt - clock.now() + 1);
       const second = await mcpTools(await connectMcp({ transport: transport() }));
       const resumed = await createDriver({ store, agent, tools: second.tools, reconcile: second.reconcile, clock }).resume(outcome.runId);
       expect(resumed.status).toBe("waiting");

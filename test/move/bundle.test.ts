@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isIsoagentError, manualClock, memoryStore, seal, type JournalEvent, type RunId, type Store } from "../../src/index.js";
+import { isIsoagentError, memoryStore, type JournalEvent, type RunId, type Store } from "../../src/index.js";
+import { seal } from "../../src/journal/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { bundleBytes, bundleText, exportRun, fromBase64, importRun, movable, readBundle, toBase64, toolShapes } from "../../src/move/index.js";
 import { memoryWorkspace } from "../../src/toolkit/index.js";
 import { rng } from "../helpers/rng.js";

@@ -1,6 +1,7 @@
 /** Runs to export, import and move in the move tests: a real driver's journals, with artifacts and approvals. */
-import { call, calls, createDriver, defineTool, final, manualClock, memoryStore, rulesPolicy, scriptedAgent, sequentialIds, strictObject, string, type ManualClock, type Store, type Tool } from "../../src/index.js";
-import { toolShapes } from "../../src/move/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, type Store, type Tool } from "../../src/index.js";
+import { manualClock, sequentialIds, type ManualClock } from "../../src/testkit/index.js";
+import { generateBundleKey, signingKey, toolShapes, trustedKeys, type BundleKeyAlgorithm, type PlaceKeys } from "../../src/move/index.js";
 
 export const BIG = "line of a long output\n".repeat(4000);
 
@@ -37,4 +38,14 @@ export async function waitingRun(store = memoryStore({ clock: manualClock() }), 
   const driver = driverOn(store, clock);
   const outcome = await driver.start("read a and b, write out.md");
   return { store, clock, driver, runId: outcome.runId, outcome };
+}
+
+/** Keys for places that trust each other: each signs with its own key and trusts every other's. */
+export async function trustingKeys<N extends string>(names: readonly N[], algorithm: BundleKeyAlgorithm = "Ed25519"): Promise<Record<N, PlaceKeys>> {
+  const pairs = await Promise.all(names.map((n) => generateBundleKey(`key-${n.replace(/[^A-Za-z0-9_.:-]/g, "-")}`, algorithm)));
+  const out = {} as Record<N, PlaceKeys>;
+  for (const [k, name] of names.entries()) {
+    out[name] = { signing: await signingKey(pairs[k]!.privateJwk), trusted: await trustedKeys(pairs.filter((_, j) => j !== k).map((p) => p.publicJwk)) };
+  }
+  return out;
 }

@@ -45,16 +45,20 @@ export const AREAS = {
   store: {
     what: "the Store port's shared checks and the memory store",
     mutate: ["src/store/**/*.ts", "!src/store/index.ts"],
-    tests: ["test/store/**/*.test.ts", "test/driver/lease-race.test.ts", "test/testkit/crash.test.ts"],
+    // loadState (store/load.ts since issue 28) is exercised by the driver's snapshot and compaction tests; the
+    // import and abandon rules (store/copies.ts) by the moves' tests.
+    tests: ["test/store/**/*.test.ts", "test/driver/lease-race.test.ts", "test/testkit/crash.test.ts", "test/driver/snapshots.test.ts", "test/driver/compaction.test.ts", "test/move/move.test.ts", "test/move/bundle.test.ts", "test/move/handover.test.ts"],
   },
   driver: {
-    what: "the gate, recovery, execution (gate.ts, recovery.ts, execute.ts, invoke.ts, and session.ts where it executes and recovers)",
+    what: "the gate, recovery, execution (src/call/: gate.ts, execute.ts, classify.ts, invoke.ts; src/driver/: recovery.ts, and session.ts where it executes and recovers)",
     mutate: [
-      "src/driver/gate.ts",
+      "src/call/gate.ts",
       "src/driver/recovery.ts",
-      "src/driver/execute.ts",
+      "src/call/execute.ts",
+      // the classification of a call's outcome (split out of execute.ts, shared with isoagent/mcp's server)
+      "src/call/classify.ts",
       // one call of a tool under its timeout (split out of execute.ts)
-      "src/driver/invoke.ts",
+      "src/call/invoke.ts",
       // session.ts: the journal writer's replay after a conflict, how a drive
       // stops and its last flush, recovering a started call, executing calls
       ...methods("src/driver/session.ts", ["flush", "replayOnto", "drive", "recoverCall", "execute", "fault", "answerFor"]),

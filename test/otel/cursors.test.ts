@@ -8,7 +8,8 @@ import "fake-indexeddb/auto";
 import { deleteDB, openDB } from "idb";
 import { describe, expect, it } from "vitest";
 import { DB_VERSION, idbCursor, idbStore } from "../../adapters/idb/index.js";
-import { manualClock, type RunId } from "../../src/index.js";
+import type { RunId } from "../../src/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { memoryCursor, type ExportCursor } from "../../src/otel/index.js";
 import { CURSOR_CASES, runCursorConformance } from "../../src/testkit/index.js";
 

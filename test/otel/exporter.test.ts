@@ -9,7 +9,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
+import { sequentialIds } from "../../src/testkit/index.js";
 import { journalSpans, memoryCursor, otlpEnv, otlpExporter, type ListingStore } from "../../src/otel/index.js";
 import { startCollector, type Collector } from "../helpers/collector.js";
 import { until } from "../helpers/time.js";

@@ -11,8 +11,10 @@ import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import * as semconv from "@opentelemetry/semantic-conventions/incubating";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, calls, createDriver, Crash, defineTool, final, memoryStore, scriptedAgent, sequentialIds, strictObject, type JournalEvent, type RunId, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type JournalEvent, type RunId, type Tool } from "../../src/index.js";
+import { Crash, sequentialIds } from "../../src/testkit/index.js";
 import { GENAI_ATTRIBUTES, journalSpans, memoryCursor, otlpExporter, otlpJson, type ExportCursor } from "../../src/otel/index.js";
+import { asyncHandler } from "../helpers/handler.js";
 
 const journal = JSON.parse(readFileSync("test/fixtures/otel/run-journal.json", "utf8")) as JournalEvent[];
 const golden = JSON.parse(readFileSync("test/fixtures/otel/run-spans.json", "utf8")) as unknown[];
@@ -144,7 +146,7 @@ describe("the exporter", () => {
   let refuse = 0;
   beforeAll(async () => {
     // A collector that answers 503 when told to, and counts each span by id (dedupe by id).
-    server = createServer(async (req, res) => {
+    server = createServer(asyncHandler(async (req, res) => {
       let raw = "";
       for await (const c of req) raw += c;
       if (refuse > 0) {
@@ -155,7 +157,7 @@ describe("the exporter", () => {
       const body = JSON.parse(raw);
       for (const s of body.resourceSpans[0].scopeSpans[0].spans) seen.set(s.spanId, (seen.get(s.spanId) ?? 0) + 1);
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
+    }));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
   });

@@ -8,7 +8,8 @@
  * wrong reason.
  */
 import { describe, expect, it } from "vitest";
-import { workspacePolicy, type Operation, type PolicyRequest, type ResourceRef } from "../../src/index.js";
+import { workspacePolicy, type PolicyRequest, type ResourceRef } from "../../src/index.js";
+import type { Operation } from "../../src/tools/index.js";
 
 const req = (resources: ResourceRef[]): PolicyRequest => ({ tool: "third_party", sideEffect: "remote_mutation", args: {}, resources });
 const grants = workspacePolicy({ grants: [{ operation: "network", match: "api.example.com" }, { operation: "write", match: "prod-*" }] });

@@ -9,18 +9,20 @@
 import { describe, expect, it } from "vitest";
 import {
   allOf,
-  globMatch,
-  globToRegExp,
-  normalizeDecision,
   pathScopePolicy,
-  PolicyError,
   rulesPolicy,
-  strictest,
   workspacePolicy,
   type Policy,
   type PolicyRequest,
   type ResourceRef,
 } from "../../src/index.js";
+import {
+  globMatch,
+  compileGlob,
+  normalizeDecision,
+  PolicyError,
+  strictest,
+} from "../../src/policy/index.js";
 
 const req = (over: Partial<PolicyRequest> = {}): PolicyRequest => ({ tool: "write_file", sideEffect: "local_mutation", args: {}, resources: [{ kind: "path", value: "notes/a.md" }], ...over });
 const path = (value: string, operation?: ResourceRef["operation"]) => req({ resources: [{ kind: "path", value, ...(operation === undefined ? {} : { operation }) }] });
@@ -70,31 +72,31 @@ describe("globs", () => {
 
   it("compiles a glob once: the same regular expression comes back", () => {
     // glob.ts:11 (the cache hit → false) and glob.ts:36 (cache.set removed): a new RegExp each time.
-    const re = globToRegExp("compiled-once/**");
-    expect(globToRegExp("compiled-once/**")).toBe(re);
+    const re = compileGlob("compiled-once/**");
+    expect(compileGlob("compiled-once/**")).toBe(re);
     // (Nothing is compiled between the two: a new glob could find the bounded cache full and empty it.)
-    expect(globToRegExp("compiled-once-other")).not.toBe(re);
+    expect(compileGlob("compiled-once-other")).not.toBe(re);
   });
 
   it("the cache is bounded: once it holds 1001 globs, the next new glob empties it", () => {
     // glob.ts:35 (cache.size > 1000 → true, false, >= 1000, <= 1000; cache.clear() removed).
     // A sentinel glob's RegExp changes identity exactly when the cache was emptied.
     let n = 0;
-    const fill = () => globToRegExp(`cache-fill-${n++}`);
-    let sentinel = globToRegExp("cache-sentinel");
+    const fill = () => compileGlob(`cache-fill-${n++}`);
+    let sentinel = compileGlob("cache-sentinel");
     // Fill until the cache is emptied once (it may hold up to 1001 globs from the tests before).
     let guard = 0;
-    while (globToRegExp("cache-sentinel") === sentinel) {
+    while (compileGlob("cache-sentinel") === sentinel) {
       fill();
       expect(++guard, "the cache was never emptied").toBeLessThanOrEqual(1002);
     }
     // Now it holds the last fill and the sentinel: 2 globs; count new globs until it is emptied again.
-    sentinel = globToRegExp("cache-sentinel");
+    sentinel = compileGlob("cache-sentinel");
     let added = 0;
     do {
       fill();
       added++;
-    } while (globToRegExp("cache-sentinel") === sentinel && added <= 1002);
+    } while (compileGlob("cache-sentinel") === sentinel && added <= 1002);
     // 2 + 999 = 1001 globs held; the 1000th new one finds more than 1000 and empties the cache.
     expect(added).toBe(1000);
   });

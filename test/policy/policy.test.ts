@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allOf, evaluatePolicy, globMatch, normalizeDecision, pathScopePolicy, rulesPolicy, strictest, workspacePolicy, type PolicyRequest } from "../../src/index.js";
+import { allOf, pathScopePolicy, rulesPolicy, workspacePolicy, type PolicyRequest } from "../../src/index.js";
+import { evaluatePolicy, globMatch, normalizeDecision, strictest } from "../../src/policy/index.js";
 
 const req = (over: Partial<PolicyRequest> = {}): PolicyRequest => ({ tool: "write_file", sideEffect: "local_mutation", args: {}, resources: [{ kind: "path", value: "notes/a.md" }], ...over });
 

@@ -1,4 +1,4 @@
-// The README's "The durable driver" example, as a newcomer would copy it:
+// The README's first program, as a newcomer would copy it:
 // newcomer.test.ts checks that README.md shows this code verbatim (with
 // "isoagent" for the import path) and runs it; tsc checks that it
 // typechecks with no annotation.

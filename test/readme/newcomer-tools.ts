@@ -1,9 +1,9 @@
-// The README's "Tools and their arguments" example, as a newcomer would copy
-// it: newcomer.test.ts checks that README.md shows this code verbatim (with
-// "isoagent" for the import path), and tsc checks that it typechecks with no
-// annotation.
+// docs/gate.md's first example, as a newcomer would copy it: newcomer.test.ts
+// checks that docs/gate.md shows this code verbatim (with "isoagent" for the
+// import path), and tsc checks that it typechecks with no annotation.
 // README: begin
-import { checkArgs, compileTool, defineTool, integer, nullable, strictObject, string } from "../../src/index.js";
+import { defineTool, integer, nullable, strictObject, string } from "../../src/index.js";
+import { checkArgs, compileTool } from "../../src/tools/index.js";
 
 const files = new Map([["notes.md", "# Notes\n- milk\n- eggs\n"]]);
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { regionOf } from "../helpers/package-imports.js";
 
 /**
  * "A newcomer's program written from the README alone, with builder schemas,
@@ -9,20 +10,17 @@ import { describe, expect, it } from "vitest";
  * `npm run typecheck` (tsconfig.test.json includes test/), and this test runs
  * them.
  */
-function readmeRegion(file: string): string {
-  const text = readFileSync(new URL(file, import.meta.url), "utf8");
-  const region = text.slice(text.indexOf("// README: begin\n") + "// README: begin\n".length, text.indexOf("// README: end\n"));
-  return region.replace('from "../../src/index.js"', 'from "isoagent"');
-}
+const readmeRegion = (file: string): string => regionOf(new URL(file, import.meta.url));
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+// The driver's example is the README's first program; the tools' example opens docs/gate.md.
+const pages = { "./newcomer-tools.ts": "../../docs/gate.md", "./newcomer-driver.ts": "../../README.md" } as const;
 
 describe("the README's examples, as a newcomer copies them", () => {
   it("are shown verbatim in README.md", () => {
-    for (const file of ["./newcomer-tools.ts", "./newcomer-driver.ts"]) {
+    for (const [file, page] of Object.entries(pages)) {
       const code = readmeRegion(file);
       expect(code.length, file).toBeGreaterThan(500);
-      expect(readme.includes("```ts\n" + code + "```\n"), `${file} is not in README.md as it stands`).toBe(true);
+      expect(readFileSync(new URL(page, import.meta.url), "utf8").includes("```ts\n" + code + "```\n"), `${file} is not in ${page} as it stands`).toBe(true);
     }
   });
 

@@ -2,8 +2,6 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   array,
   boolean,
-  compileTool,
-  type CompiledTool,
   defineTool,
   enumOf,
   integer,
@@ -15,8 +13,9 @@ import {
   type JsonValue,
   type SchemaType,
   type Tool,
-  type TypedSchema,
 } from "../../src/index.js";
+import { compileTool, type CompiledTool } from "../../src/tools/index.js";
+import type { TypedSchema } from "../../src/schema/index.js";
 
 // Type-level tests: tsc checks them in `npm run typecheck` (tsconfig.test.json
 // includes test/), and each `@ts-expect-error` below fails the type check if

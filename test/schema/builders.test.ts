@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { array, boolean, compileSchema, enumOf, integer, nullable, number, object, strictObject, string } from "../../src/index.js";
+import { array, boolean, enumOf, integer, nullable, number, object, strictObject, string } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 
 describe("schema builders", () => {
   it("build plain JSON Schema with descriptions", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileSchema, isIsoagentError, loadFullSchemaSupport, SchemaError, type JsonValue } from "../../src/index.js";
+import { isIsoagentError, loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+import { compileSchema, SchemaError } from "../../src/schema/index.js";
 
 // These tests reach what only full schema support has (formats, @cfworker,
 // the carried metaschemas); the core alone is tested in full-support.test.ts.

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { rng } from "../helpers/rng.js";
-import { compileSchema, loadFullSchemaSupport, type CompiledSchema, type JsonValue, type SchemaDraft } from "../../src/index.js";
+import { isIsoagentError, loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+import { compileSchema, type CompiledSchema, type SchemaDraft } from "../../src/schema/index.js";
 import { suiteDir } from "../helpers/suites.js";
 
 // These tests reach what only full schema support has (formats, @cfworker,
@@ -22,6 +23,14 @@ const shape = (c: CompiledSchema, v: unknown): unknown => {
 };
 
 const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
+/** The suite's cases the reference evaluator refuses (SCHEMA_PATTERN_UNSUPPORTED): "f.*o", "a*", "aaa*", "[0-9]{2,}", "f.*", "b.*", "^.*bar$"... */
+const UNPROVEN = [
+  "patternProperties.json: patternProperties validates properties matching a regex",
+  "patternProperties.json: multiple simultaneous patternProperties are validated",
+  "patternProperties.json: regexes are not anchored by default and are case sensitive",
+  "patternProperties.json: patternProperties with boolean schemas",
+  "patternProperties.json: patternProperties with null valued instance properties",
+];
 const DRAFTS: Record<string, SchemaDraft> = { draft7: "draft-07", "draft2020-12": "2020-12" };
 
 describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON Schema Test Suite", () => {
@@ -29,6 +38,7 @@ describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON S
     it(`${folder}: same verdicts and issues on every case the fast evaluator takes`, () => {
       let fastCases = 0;
       let totalCases = 0;
+      const unproven: string[] = [];
       const mismatches: string[] = [];
       for (const file of readdirSync(join(dir, "tests", folder)).filter((f) => f.endsWith(".json"))) {
         for (const c of JSON.parse(readFileSync(join(dir, "tests", folder, file), "utf8")) as { description: string; schema: unknown; tests: { data: unknown; valid: boolean }[] }[]) {
@@ -41,7 +51,16 @@ describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON S
           totalCases++;
           if (auto.evaluator !== "fast") continue;
           fastCases++;
-          const reference = compileSchema(c.schema, { defaultDraft: draft, evaluator: "reference" });
+          let reference: CompiledSchema;
+          try {
+            reference = compileSchema(c.schema, { defaultDraft: draft, evaluator: "reference" });
+          } catch (e) {
+            // @cfworker runs patternProperties on RegExp itself: the reference
+            // evaluator takes only patterns proved linear there (docs/patterns.md).
+            if (!isIsoagentError(e, "SCHEMA_PATTERN_UNSUPPORTED")) throw e;
+            unproven.push(`${file}: ${c.description}`);
+            continue;
+          }
           for (const t of c.tests) {
             const a = JSON.stringify(shape(auto, t.data));
             const b = JSON.stringify(shape(reference, t.data));
@@ -51,6 +70,9 @@ describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON S
         }
       }
       expect(mismatches).toEqual([]);
+      // Only the patternProperties cases whose patterns loop from the start
+      // ("f.*o", "a*", ...) are left out, and their answers are the suite's.
+      expect(unproven).toEqual(UNPROVEN);
       // Most of the suite's schemas stay on the fast path.
       console.log(`${folder}: ${fastCases} of ${totalCases} compiled cases on the fast evaluator`);
       expect(fastCases / totalCases).toBeGreaterThan(0.75);

@@ -7,7 +7,8 @@
  * the exported helpers' own contracts.
  */
 import { describe, expect, it } from "vitest";
-import { compileSchema, type JsonValue } from "../../src/index.js";
+import type { JsonValue } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { all, isOfType, type Check } from "../../src/schema/fast-core.js";
 
 /** An array nested `depth` levels: far deeper than any recursion the stack allows. */

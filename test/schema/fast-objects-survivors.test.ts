@@ -7,7 +7,8 @@
  * stops at the first failure (as fast.ts says).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compileSchema, type JsonValue } from "../../src/index.js";
+import type { JsonValue } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { all } from "../../src/schema/fast-core.js";
 import { objectChecks } from "../../src/schema/fast-objects.js";
 import { messages } from "../../src/schema/issues.js";

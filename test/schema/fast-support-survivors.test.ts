@@ -11,7 +11,8 @@
  * without ever showing the refusal.
  */
 import { describe, expect, it } from "vitest";
-import { compileSchema, type JsonValue } from "../../src/index.js";
+import type { JsonValue } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import type { SchemaDraft } from "../../src/schema/drafts.js";
 import { codePoints, fastUnsupported, isMultipleOf } from "../../src/schema/fast-support.js";
 import type { Lookup } from "../../src/schema/resolve.js";

@@ -8,7 +8,8 @@
  * "/items"). It walks only the keywords that hold schemas now.
  */
 import { describe, expect, it } from "vitest";
-import { compileSchema, type JsonValue } from "../../src/index.js";
+import type { JsonValue } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { fastUnsupported } from "../../src/schema/fast-support.js";
 
 /** Schemas whose data (not their schemas) holds what would need the reference evaluator, with a value each accepts and one it refuses. */

@@ -8,7 +8,8 @@
  * without it (each test file has its own modules).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compileSchema, loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+import { loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { all, type Check, type Out } from "../../src/schema/fast-core.js";
 import { arrayChecks, stringChecks } from "../../src/schema/fast-values.js";
 import { messages } from "../../src/schema/issues.js";

@@ -7,7 +7,8 @@
  * untested.
  */
 import { describe, expect, it } from "vitest";
-import { compileSchema, loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+import { loadFullSchemaSupport, type JsonValue } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 
 // The schemas left to the reference evaluator need it loaded (without it,
 // compiling them is refused: test/schema/full-support.test.ts).

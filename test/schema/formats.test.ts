@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runFormatConformance } from "../../scripts/lib/schema-conformance.js";
-import { compileSchema, isIsoagentError, loadFullSchemaSupport } from "../../src/index.js";
+import { isIsoagentError, loadFullSchemaSupport } from "../../src/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 import { FORMAT_CHECKERS, formatSupport, UNCHECKED_FORMATS } from "../../src/schema/formats/index.js";
 import { punycodeDecode, punycodeEncode } from "../../src/schema/formats/punycode.js";
 import { suiteDir } from "../helpers/suites.js";

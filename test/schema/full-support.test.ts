@@ -1,18 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
-  compileSchema,
-  compileTool,
   createDriver,
   isIsoagentError,
   loadFullSchemaSupport,
   scriptedAgent,
-  SchemaError,
   strictObject,
   string,
-  ToolSpecError,
   type ToolSpec,
 } from "../../src/index.js";
+import { compileTool, ToolSpecError } from "../../src/tools/index.js";
+import { compileSchema, SchemaError } from "../../src/schema/index.js";
 
 // This file runs the core alone: full schema support is loaded only by the
 // last test (vitest gives each test file its own modules).
@@ -59,8 +57,8 @@ describe("the core without full schema support", () => {
       message:
         'tool "send_mail": input schema needs full schema support, which is not loaded: format "email" asserts, and the format checkers are part of it (at /properties/to/format); call await loadFullSchemaSupport() once before compiling it',
     });
-    // The README quotes it as it is.
-    expect(readFileSync("README.md", "utf8")).toContain("```\n" + r.message + "\n```");
+    // docs/schema.md quotes it as it is.
+    expect(readFileSync("docs/schema.md", "utf8")).toContain("```\n" + r.message + "\n```");
     // createDriver compiles its tools the same way, with the same error.
     const driverRefusal = refusal(() => createDriver({ agent: scriptedAgent([]), tools: [{ ...send, call: () => null }] }));
     expect(driverRefusal.message).toBe(r.message);

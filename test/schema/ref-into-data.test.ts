@@ -8,7 +8,8 @@
  * schema compiles, as one that resolves to nothing is.
  */
 import { describe, expect, it } from "vitest";
-import { compileSchema, SchemaError, type JsonValue } from "../../src/index.js";
+import type { JsonValue } from "../../src/index.js";
+import { compileSchema, SchemaError } from "../../src/schema/index.js";
 
 function refusal(schema: JsonValue): { code: string; message: string; pointer: string | undefined } {
   try {

@@ -3,7 +3,9 @@ import { openDB } from "idb";
 import { describe, expect, it } from "vitest";
 import { idbStore } from "../../adapters/idb/index.js";
 import { DB_VERSION, upgrade, UPGRADES, type IsoagentDB, type IsoagentDBAny } from "../../adapters/idb/schema.js";
-import { call, calls, createDriver, defineTool, final, manualClock, memoryStore, scriptedAgent, seal, sequentialIds, strictObject, verifyChain, type JournalEvent, type RunCreated, type RunId, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type JournalEvent, type RunId, type Tool } from "../../src/index.js";
+import { seal, verifyChain, type RunCreated } from "../../src/journal/index.js";
+import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { runStoreConformance } from "../../src/testkit/index.js";
 
 let db = 0;
@@ -25,7 +27,7 @@ describe("the database's upgrade path", () => {
     const name = `upgrade-${++db}`;
     const first = seal({ v: 1, at: 5, type: "run.created", runId: "old_run" as RunId, task: "from v1", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
     // A database as version 1 of this code wrote it.
-    const v1 = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => UPGRADES[1]!(d, tx) });
+    const v1 = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => void UPGRADES[1]!(d, tx) });
     await v1.put("runs", { runId: "old_run" as RunId, status: "running", createdAt: 5, updatedAt: 5, seq: 1, head: first.hash, tokens: 3 });
     await v1.put("events", { runId: "old_run", seq: 1, event: first });
     expect([...v1.objectStoreNames].sort()).toEqual(["artifacts", "events", "leases", "runs", "snapshots"]);
@@ -49,7 +51,7 @@ describe("the database's upgrade path", () => {
     const runId = "v2_run" as RunId;
     const first = seal({ v: 1, at: 5, type: "run.created", runId, task: "from v2", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
     const note = seal({ v: 1, at: 6, type: "run.cancelled", reason: "by v2" } as never, 2, first.hash);
-    const v2 = await openDB<IsoagentDBAny>(name, 2, { upgrade: (d, _o, _n, tx) => [1, 2].forEach((v) => UPGRADES[v]!(d, tx)) });
+    const v2 = await openDB<IsoagentDBAny>(name, 2, { upgrade: (d, _o, _n, tx) => [1, 2].forEach((v) => void UPGRADES[v]!(d, tx)) });
     await v2.put("runs", { runId, status: "cancelled", createdAt: 5, updatedAt: 6, seq: 2, head: note.hash, tokens: 7 });
     await v2.put("events", { runId, seq: 1, event: first });
     await v2.put("events", { runId, seq: 2, event: note });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { manualClock, memoryStore } from "../../src/index.js";
+import { memoryStore } from "../../src/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { runStoreConformance } from "../../src/testkit/index.js";
 
 describe("memory store", () => {

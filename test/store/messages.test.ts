@@ -5,7 +5,10 @@
  * operator reads the message, so a change to one is a visible change.
  */
 import { describe, expect, it } from "vitest";
-import { isIsoagentError, manualClock, StoreError, memoryStore, parseRunId, seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../../src/index.js";
+import { isIsoagentError, memoryStore, parseRunId, type JournalEvent } from "../../src/index.js";
+import { seal, type RunCreated, type UnsealedEvent } from "../../src/journal/index.js";
+import { StoreError } from "../../src/store/index.js";
+import { manualClock } from "../../src/testkit/index.js";
 import { sealAfter } from "../../src/testkit/chain.js";
 import { taskTitle } from "../../src/store/checks.js";
 

@@ -8,9 +8,10 @@
  * output, a command that is not available.
  */
 import { expect } from "vitest";
-import { call, calls, createDriver, final, memoryStore, scriptedAgent, workspacePolicy, type JournalEvent, type Observation, type Policy, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, scriptedAgent, workspacePolicy, type JournalEvent, type Policy, type Tool } from "../../src/index.js";
+import type { Observation } from "../../src/journal/index.js";
 import type { Workspace } from "../../src/toolkit/index.js";
-import { bashTool, BASH_COMMANDS, type BashToolOptions } from "../../src/toolkit/bash/index.js";
+import { bashTool, BASH_COMMANDS, inThreadLimits, THREAD_LIMITS, type BashToolOptions } from "../../src/toolkit/bash/index.js";
 import { callTool, type Backend } from "./cases.js";
 import { testContext } from "../helpers/context.js";
 
@@ -34,12 +35,19 @@ async function snapshot(ws: Workspace): Promise<Record<string, string>> {
 /** The shell's commands as the not-available notice lists them. */
 export const LISTED = [...BASH_COMMANDS, "yes"].sort().join(", ");
 
-export function bashCases(b: Backend, test: Test): void {
+/**
+ * The cases over backend `b`; `shell` adds options to every tool (a runner:
+ * the interpreter in a thread of its own), and `inThread` says whether the
+ * interpreter runs in the calling thread, under the limits derived from
+ * the timeout (limits.ts), or in a thread stopped from outside.
+ */
+export function bashCases(b: Backend, test: Test, shell: { options?: Partial<BashToolOptions>; inThread?: boolean } = {}): void {
+  const inThread = shell.inThread ?? true;
   const setup = async (files: Record<string, string | Uint8Array> = {}, options: Partial<BashToolOptions> = {}) => {
     const ws = await b.make();
     await seed(ws, files);
     const store = memoryStore();
-    const bash = bashTool({ workspace: ws, artifacts: store, ...options });
+    const bash = bashTool({ workspace: ws, artifacts: store, ...shell.options, ...options });
     const tools = [bash.tool] as Tool<never, unknown>[];
     return { ws, store, bash, run: (command: string, policy?: Policy) => callTool(tools, "bash", { command }, policy) };
   };
@@ -138,10 +146,13 @@ export function bashCases(b: Backend, test: Test): void {
   test(`${b.name}: seed 004, a CPU-bound endless loop is stopped by whichever comes first, the deadline or the command cap; nothing committed`, async () => {
     const { ws, run } = await setup({ "a.txt": "x\n" }, { timeoutMs: 3000, requireApproval: false });
     const r = await run("echo changed > a.txt; while true; do :; done");
-    // A fast machine reaches 1,000,000 commands before the deadline; a slow one the deadline first (and a Worker's clock may not move during CPU work).
+    // A fast machine reaches the command cap before the deadline; a slow one the deadline first (and a Worker's clock may not move during CPU work).
+    // In the calling thread the cap is derived from the timeout; in a thread of its own it is 1,000,000.
+    const cap = (inThread ? inThreadLimits(3000) : THREAD_LIMITS)["maxLoopIterations"]!;
     expect([
       err("the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed", "Make it finish sooner: no endless loops, fewer files or smaller inputs per call.", "If the work cannot be made smaller, stop and say so."),
-      "exit code: 126\n--- stdout ---\n(empty)\n--- stderr ---\nbash: too many commands executed (>1000000) (the shell's limit)\n[Not committed: the command exited with code 126, so its changes to 1 file were dropped: a.txt (+1 -1).]",
+      `exit code: 126\n--- stdout ---\n(empty)\n--- stderr ---\nbash: while loop: too many iterations (${cap}) (the shell's limit)\n[Not committed: the command exited with code 126, so its changes to 1 file were dropped: a.txt (+1 -1).]`,
+      `exit code: 126\n--- stdout ---\n(empty)\n--- stderr ---\nbash: too many commands executed (>${(inThread ? inThreadLimits(3000) : THREAD_LIMITS)["maxCommandCount"]}) (the shell's limit)\n[Not committed: the command exited with code 126, so its changes to 1 file were dropped: a.txt (+1 -1).]`,
     ]).toContain(r.text);
     expect(await snapshot(ws)).toEqual({ "a.txt": "x\n" });
   });
@@ -153,18 +164,21 @@ export function bashCases(b: Backend, test: Test): void {
       ok: false,
       text: err("the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed", "Make it finish sooner: no endless loops, fewer files or smaller inputs per call.", "If the work cannot be made smaller, stop and say so."),
     });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    // Its deadline: half the timeout in the calling thread (limits.ts), the timeout less a fifth (less loading) in a thread of its own.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(inThread ? 1500 : 2000);
     expect(await snapshot(ws)).toEqual({ "a.txt": "x\n" });
   });
 
-  test(`${b.name}: seed 004, very large output (10 MB from yes | head -c): the tail, a notice with the counts, the full output as an artifact`, async () => {
+  test(`${b.name}: seed 004, very large output (from yes | head -c): the tail, a notice with the counts, the full output as an artifact`, async () => {
     const { store, run } = await setup({}, { requireApproval: false });
-    const r = await run("yes | head -c 10000000");
+    // 10 MB in a thread of its own; in the calling thread strings (and yes) are capped by the timeout (750 KB at 30 s: limits.ts).
+    const bytes = inThread ? 700_000 : 10_000_000;
+    const r = await run(`yes | head -c ${bytes}`);
     const sha = /artifact sha256:([0-9a-f]{64})/.exec(r.text)?.[1];
     expect(sha).toBeDefined();
-    expect(r.text).toBe(`exit code: 0\n--- stdout ---\n[stdout cut: showing the last 1,000 of 5,000,000 lines (2,000 of 10,000,000 bytes); the full stdout is artifact sha256:${sha}]\n${"y\n".repeat(1000).slice(0, -1)}\n--- stderr ---\n(empty)\n[No files changed.]`);
+    expect(r.text).toBe(`exit code: 0\n--- stdout ---\n[stdout cut: showing the last 1,000 of ${(bytes / 2).toLocaleString("en-US")} lines (2,000 of ${bytes.toLocaleString("en-US")} bytes); the full stdout is artifact sha256:${sha}]\n${"y\n".repeat(1000).slice(0, -1)}\n--- stderr ---\n(empty)\n[No files changed.]`);
     const full = await store.getArtifact(sha!);
-    expect(full?.length).toBe(10_000_000);
+    expect(full?.length).toBe(bytes);
     expect(dec.decode(full!.subarray(0, 6))).toBe("y\ny\ny\n");
   });
 
@@ -193,6 +207,13 @@ export function bashCases(b: Backend, test: Test): void {
     const sha = /sha256:([0-9a-f]{64})/.exec(r.text)?.[1];
     expect(r.text).toBe(`exit code: 0\n--- stdout ---\n[stdout is binary data (9 bytes), not shown; it is artifact sha256:${sha}.]\n--- stderr ---\n(empty)\n[No files changed.]`);
     expect([...(await store.getArtifact(sha!))!]).toEqual([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 0xff, 0xfe]);
+  });
+
+  test(`${b.name}: ls given a pattern the shell left unexpanded (quoted, or matching nothing) says there is no such file, as bash does, on every platform`, async () => {
+    const { run } = await setup({ "a.md": "x\n", "notes/b.md": "y\n" }, { requireApproval: false });
+    expect((await run("ls '*.md'; ls *.xyz; ls *.md")).text).toBe(
+      "exit code: 0\n--- stdout ---\na.md\n--- stderr ---\nls: *.md: No such file or directory\nls: *.xyz: No such file or directory\n[No files changed.]",
+    );
   });
 
   test(`${b.name}: seed 004, a command that is not available says so, with the commands that are`, async () => {

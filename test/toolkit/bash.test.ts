@@ -3,9 +3,16 @@ import { call, calls, createDriver, final, memoryStore, scriptedAgent, type Tool
 import { bashTool } from "../../src/toolkit/bash/index.js";
 import { memoryWorkspace } from "../../src/toolkit/index.js";
 import { bashCases } from "./bash-cases.js";
+import { nodeWorkerRunner } from "../../adapters/bash-node/index.js";
+import { nodeBashWorkerUrl } from "../helpers/bash-worker.js";
 
 describe("bash on the memory workspace", () => {
   bashCases({ name: "memory", make: async () => memoryWorkspace() }, (name, fn) => it(name, fn, 60_000));
+});
+
+describe("bash on the memory workspace, its interpreter in a worker thread", async () => {
+  const runner = nodeWorkerRunner({ url: await nodeBashWorkerUrl(), onUnavailable: (e) => { throw e; } });
+  bashCases({ name: "memory, worker thread", make: async () => memoryWorkspace() }, (name, fn) => it(name, fn, 60_000), { options: { runner }, inThread: false });
 });
 
 describe("bash's artifacts by default", () => {

@@ -5,7 +5,8 @@
  * journal), and the model-facing texts are pinned by exact value.
  */
 import { expect } from "vitest";
-import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JournalEvent, type Observation, type Policy, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JournalEvent, type Policy, type Tool } from "../../src/index.js";
+import type { Observation } from "../../src/journal/index.js";
 import { workspaceTools, type Workspace } from "../../src/toolkit/index.js";
 import { testContext } from "../helpers/context.js";
 
@@ -255,6 +256,12 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     expect((await run("search_files", { query: "^- \\w+ again$", regex: true, path: "notes" })).text).toBe('1 match for "^- \\\\w+ again$" (regular expression) in 1 file under notes/:\nnotes/a.md:2: - milk again');
     expect((await run("search_files", { query: "(", regex: true })).text).toBe(err("query is not a valid regular expression", "Escape the special characters, or set regex to false to search for the text as it is."));
     expect((await run("search_files", { query: "zebra", path: "notes" })).text).toBe('No matches for "zebra" under notes/.');
+    // Linear time (docs/tools/search_files.md): what needs a backtracker is refused, saying why.
+    expect((await run("search_files", { query: "(m)\\1", regex: true })).text).toBe(
+      err("search_files cannot run this query: it uses a backreference (\\1), which a linear-time matcher cannot run", "Search with a regular expression without backreferences or lookaround, or a shorter one; or search for a plain text (regex false) and filter what it finds."),
+    );
+    expect((await run("search_files", { query: "^-( \\w+)+$", regex: true })).text).toBe('2 matches for "^-( \\\\w+)+$" (regular expression) in 1 file under the workspace:\nnotes/a.md:1: - buy Milk\nnotes/a.md:2: - milk again\n[1 binary file skipped.]');
+    expect((await run("list_files", { pattern: "x".repeat(2000) })).text).toBe(err("pattern is too long to match", "Give a shorter glob (such as **/*.md), or narrow the folder instead."));
   });
 
   // ---- recovery ---------------------------------------------------------------------------

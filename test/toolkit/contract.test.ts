@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { systemPrompt } from "../../src/agents/model/agent.js";
 import { openaiAgent } from "../../src/agents/openai/index.js";
-import { call, calls, compileTool, createDriver, final, isIsoagentError, memoryStore, scriptedAgent, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, final, isIsoagentError, memoryStore, scriptedAgent, type Tool } from "../../src/index.js";
+import { compileTool } from "../../src/tools/index.js";
 import { fuzz } from "../../src/testkit/index.js";
 import { askUserTool, httpFetchTool, memoryWorkspace, taskCompleteTool, workspaceTools } from "../../src/toolkit/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";

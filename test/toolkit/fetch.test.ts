@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpFetchTool, htmlToText } from "../../src/toolkit/index.js";
 import { callTool } from "./cases.js";
 import { rulesPolicy, type Tool } from "../../src/index.js";
+import { asyncHandler } from "../helpers/handler.js";
 
 let server: Server;
 let port: number;
@@ -11,7 +12,7 @@ let base: string;
 const seen: { method: string; url: string; body: string; headers: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
+  server = createServer(asyncHandler(async (req, res) => {
     let body = "";
     for await (const c of req) body += c;
     seen.push({ method: req.method ?? "", url: req.url ?? "", body, headers: req.headers });
@@ -47,7 +48,7 @@ beforeAll(async () => {
       res.writeHead(500);
       res.end();
     }
-  });
+  }));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as AddressInfo).port;
   base = `http://127.0.0.1:${port}`;

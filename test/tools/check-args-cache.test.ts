@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CHECK_ARGS_CACHE_SIZE, checkArgs, strictObject, string, type ToolSpec } from "../../src/index.js";
+import { strictObject, string, type ToolSpec } from "../../src/index.js";
+import { CHECK_ARGS_CACHE_SIZE, checkArgs } from "../../src/tools/index.js";
 import { compiledFor } from "../../src/tools/check-args.js";
 
 const spec = (name: string): ToolSpec => ({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkArgs, compileTool, integer, nullable, strictObject, string, type ToolSpec } from "../../src/index.js";
+import { integer, nullable, strictObject, string, type ToolSpec } from "../../src/index.js";
+import { checkArgs, compileTool } from "../../src/tools/index.js";
 
 const readFile: ToolSpec<{ path: string; limit: number | null }> = {
   name: "read_file",

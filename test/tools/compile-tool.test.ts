@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileTool, compileTools, isIsoagentError, strictObject, string, ToolSpecError, type ToolSpec } from "../../src/index.js";
+import { isIsoagentError, strictObject, string, type ToolSpec } from "../../src/index.js";
+import { compileTool, compileTools, ToolSpecError } from "../../src/tools/index.js";
 import { asRuntimeControl } from "../../src/tools/compile.js";
 
 const base: ToolSpec = {

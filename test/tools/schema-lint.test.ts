@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { checkArgs, compileSchema, compileTool, loadFullSchemaSupport, ToolSpecError, type ToolSpec } from "../../src/index.js";
+import { loadFullSchemaSupport, type ToolSpec } from "../../src/index.js";
+import { checkArgs, compileTool, ToolSpecError } from "../../src/tools/index.js";
+import { compileSchema } from "../../src/schema/index.js";
 
 // These tests reach what only full schema support has (formats, @cfworker,
 // the carried metaschemas); the core alone is tested in full-support.test.ts.

@@ -2,7 +2,8 @@ import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { call, calls, compileTool, createDriver, defineTool, final, isIsoagentError, memoryStore, scriptedAgent, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, isIsoagentError, memoryStore, scriptedAgent, type Tool } from "../../src/index.js";
+import { compileTool } from "../../src/tools/index.js";
 
 describe("tools whose input is a Standard Schema", () => {
   it("zod 4: turned into JSON Schema, checked by isoagent, typed from the schema", async () => {

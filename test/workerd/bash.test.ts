@@ -15,6 +15,7 @@ import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js"
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 import type { Workspace } from "../../src/toolkit/index.js";
 import { bashCases } from "../toolkit/bash-cases.js";
+import { inThreadLimits } from "../../src/toolkit/bash/index.js";
 
 const TOKEN = "workerd-bash-token-0123456789";
 let mf: Miniflare;
@@ -53,6 +54,25 @@ describe("bash in workerd, no nodejs_compat", () => {
     const { body } = await post("/bash/sqlite", { commands: ["sed -i 's/two/2/' notes/a.md && mkdir -p d && cp notes/a.md d/copy.md && cat d/copy.md"] });
     expect(body.texts).toEqual(["exit code: 0\n--- stdout ---\none\n2\n--- stderr ---\n(empty)\n[Committed 2 file changes: created d/copy.md (+2 -0), notes/a.md (+1 -1).]"]);
     expect(body.files).toEqual({ "d/copy.md": "one\n2\n", "notes/a.md": "one\n2\n" });
+  });
+});
+
+describe("finding 2 in workerd (no threads): the limits derived from the timeout", () => {
+  const TIMEOUT_TEXT =
+    "Error: the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed\n[Next: Make it finish sooner: no endless loops, fewer files or smaller inputs per call.]\n[Recovery: If the work cannot be made smaller, stop and say so.]";
+  it("a loop that waits is stopped at its deadline (failure \"timeout\", the isolate's timers firing during it); loops that never yield end at the shell's limits, derived from the timeout; the run keeps its lease under leaseTtlMs 6000", async () => {
+    const commands = ["while true; do sleep 0.05; done", "echo a | sed ':a; s/a/aa/; ba'", `echo ${"a".repeat(130)} | sed ':a; s/a/aa/; ba'`, `awk 'BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }'`, "while true; do :; done"];
+    const { status, body } = await post("/bash/deadline", { commands, timeoutMs: 3000 });
+    expect(status).toBe(200);
+    const limits = inThreadLimits(3000);
+    const [sleeping, sed, sed130, awk, loop] = body.results as { observation: { type: string; failure?: string; error?: string; content?: string }; fired: number; status: string; stopped: string | null }[];
+    for (const o of body.results as { status: string; stopped: string | null }[]) expect([o.status, o.stopped]).toEqual(["completed", null]);
+    expect(sleeping!.observation).toEqual({ type: "tool_error", failure: "timeout", error: TIMEOUT_TEXT });
+    // It waits between iterations: the isolate's loop runs on (a blocked loop would fire none during the call).
+    expect(sleeping!.fired).toBeGreaterThanOrEqual(10);
+    for (const o of [sed!, sed130!]) expect(o.observation.content).toContain(`sed: sed: command execution exceeded maximum iterations (${limits["maxSedIterations"]})`);
+    expect(awk!.observation.content).toContain(`awk: string size limit exceeded (${limits["maxStringLength"]} bytes)`);
+    expect(loop!.observation.content).toMatch(new RegExp(`too many commands executed \\(>${limits["maxCommandCount"]}\\)|too many iterations \\(${limits["maxLoopIterations"]}\\)`));
   });
 });
 

@@ -27,6 +27,7 @@ describe("the core in workerd (plain miniflare, no eval)", () => {
       { valid: false, text: 'Error: invalid arguments for read_file: missing required property "path"; at /limit: must be >= 1' },
       { valid: false, text: 'Error: invalid arguments for read_file: missing required property "path"' },
     ]);
+    expect(body["patterns"]).toEqual([false, true, false]);
     expect(body["external"]).toBe('schema refers outside itself: $ref "https://example.com/s.json" at the root');
     expect(body["beforeLoad"]).toBe("SCHEMA_NEEDS_FULL_SUPPORT");
     expect(body["dynamic"]).toEqual([true, false]);

@@ -1,6 +1,8 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seal, SIDE_EFFECTS, type JournalEvent, type RunCreated, type Store } from "../../src/index.js";
+import type { JournalEvent, Store } from "../../src/index.js";
+import { SIDE_EFFECTS } from "../../src/tools/index.js";
+import { seal, type RunCreated } from "../../src/journal/index.js";
 import { baselineOf, CRASH_POINTS, judge, listScenario, runStoreConformance, type CrashResult, type Execution, type RunRecord } from "../../src/testkit/index.js";
 import { formatMatrix, matrixProblems } from "../../scripts/lib/crash-matrix.js";
 import { decode, encode, remoteStore as remoteStoreOf } from "../helpers/remote-store.js";

@@ -58,8 +58,10 @@ describe("a run moved between Node and a Durable Object", () => {
     const runId = newId("roundtrip");
     const waiting = await t.driver.start("ask read_only", { runId });
     expect(waiting.status).toBe("waiting");
-    await moveRun(runId, t.place, edge());
+    // The edge trusts no key of this tab's: what the tab asked is asked again there, of its operator, once its object drives the run.
+    expect((await moveRun(runId, t.place, edge())).completed.reopened).toBe(1);
     expect(await owners(runId, t)).toEqual(["edge"]);
+    await until(`run ${runId} to wait at the edge`, async () => (await api(`/runs/${runId}`)).body.run.status === "waiting");
     const run = (await api(`/runs/${runId}`)).body.run;
     expect([run.status, run.custody]).toEqual(["waiting", null]);
     const listed = (await api("/runs")).body.runs.find((r: { runId: string }) => r.runId === runId);
@@ -167,6 +169,8 @@ describe("the move routes on the Worker: auth, bad input, races", () => {
     const runId = newId("race");
     await t.driver.start("ask read_only", { runId });
     await moveRun(runId, t.place, edge());
+    // Released once the object has asked again what the tab had asked (no driver on it then).
+    await until(`run ${runId} to wait at the edge`, async () => (await api(`/runs/${runId}`)).body.run.status === "waiting");
     const release = (to: string) => api(`/runs/${runId}/move`, { method: "POST", body: JSON.stringify({ action: "release", to }) });
     const [x, y] = await Promise.all([release("tab:a"), release("tab:b")]);
     expect([x.status, y.status].sort()).toEqual([200, 409]);
@@ -190,7 +194,11 @@ describe("a move cut by the Durable Object's reset (a crash in the object), sett
         const t = tab();
         const runId = newId(`cut_${point.replace("/", "_")}_${prefer}`);
         await t.driver.start("ask read_only", { runId });
-        if (direction === "out of the object") await moveRun(runId, t.place, edge());
+        if (direction === "out of the object") {
+          await moveRun(runId, t.place, edge());
+          // Moved out once the object has asked again (it drives the run first: no move while it does).
+          await until(`run ${runId} to wait at the edge`, async () => (await api(`/runs/${runId}`)).body.run.status === "waiting");
+        }
         await api(`/test/run/${runId}/plan`, { method: "POST", body: JSON.stringify({ point }) });
         const [from, to] = direction === "into the object" ? [t.place, edge()] : [edge(), t.place];
         let cut = false;

@@ -10,9 +10,11 @@
  *
  * Served by the Worker (`npm start`, at /app/), it also reaches the edge
  * (isoagent/move): its runs are mirrored there as they grow (read-only in
- * the console), "Continue in the cloud" moves a run to the Worker, "Take
- * offline" brings one back, and a move cut by a closed tab is settled when
- * the page comes back (completed after its seal, rolled back before it).
+ * the console), "Continue in the cloud" moves a run to the Worker (whose
+ * operator decides again what was approved or asked here: the Worker trusts
+ * no tab's key), "Take offline" brings one back, and a move cut by a closed
+ * tab is settled when the page comes back (completed after its seal, rolled
+ * back before it).
  */
 import { idbCursor, idbStore } from "../../../adapters/idb/index.js";
 import { createDriver, isIsoagentError, type ApprovalState, type JournalEvent, type JsonValue, type LeaseView, type RunId, type RunOutcome, type RunSummary } from "../../../src/index.js";
@@ -22,6 +24,7 @@ import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
 import { openWorkspace } from "./workspace.js";
 import { startTraces } from "./traces.js";
+import { previewView, typeCell } from "./view.js";
 
 const params = new URLSearchParams(location.search);
 const dbName = params.get("db") ?? "isoagent-example";
@@ -55,6 +58,8 @@ const moving = new Set<RunId>();
 let mirrorStates: MirrorState[] = [];
 let edgeRuns: RunSummary[] = [];
 let edgeNote = "";
+/** What the last "Continue in the cloud" left for the edge's operator to decide again. */
+let movedNote = "";
 /** The crash tests stop a move at a point (`?movePause=after_seal`) while they kill the browser. */
 const movePause = params.get("movePause") as MovePoint | null;
 const moveFaults = {
@@ -128,12 +133,33 @@ function leaseLine(status: string, lease: LeaseView | null): string {
   return `the lease of ${lease.holder} expired at ${until}: this tab takes the run over`;
 }
 
+/**
+ * Where a listed run's mirror at the edge stands: only the runs this
+ * browser owns are mirrored ("up to date", "mirroring" while the edge is
+ * behind, "offline", "stopped"); one that moved away is not ("moved away"),
+ * nor a copy of a run owned elsewhere ("copy"). The count above the edge's
+ * list counts the same runs, so the two agree.
+ */
+function mirrorOf(r: RunSummary): string {
+  if (r.custody?.role === "moved") return "moved away";
+  if (r.custody !== undefined) return "copy";
+  const m = mirrorStates.find((x) => x.runId === r.runId);
+  if (m?.stopped !== undefined) return "stopped";
+  if (m !== undefined && m.acked !== undefined && m.acked >= r.seq) return "up to date";
+  return m !== undefined && !m.online ? "offline" : "mirroring";
+}
+
 function renderRuns(runs: RunSummary[]): void {
   const list = $("runs");
   list.replaceChildren(
     ...runs.map((r) => {
       const item = el("li", { "data-run": r.runId, "data-status": r.status, "data-custody": r.custody?.role ?? "owner", class: r.runId === selected ? "selected" : "" }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status), " ", el("span", { class: "seq" }, `${r.seq} events`));
       if (r.custody !== undefined) item.append(" ", el("span", { class: "custody" }, r.custody.role === "moved" ? `moved to ${r.custody.to}` : r.custody.role.replace("_", " ")));
+      if (edge !== undefined) {
+        const mirror = mirrorOf(r);
+        item.dataset["mirror"] = mirror;
+        if (r.custody === undefined) item.append(" ", el("span", { class: `mirror ${mirror.replace(/ /g, "-")}` }, mirror === "up to date" ? "mirrored" : mirror === "mirroring" ? "mirroring…" : `mirror ${mirror}`));
+      }
       if (r.status === "running") item.title = leaseLine(r.status, r.lease);
       item.addEventListener("click", () => {
         selected = r.runId;
@@ -163,7 +189,7 @@ function renderApproval(runId: RunId, a: ApprovalState): HTMLElement {
     el("dl", {}, el("dt", {}, "tool"), el("dd", { class: "tool" }, r.tool), el("dt", {}, "side effect"), el("dd", { class: "side-effect" }, r.sideEffect), el("dt", {}, "touches"), el("dd", { class: "resources" }, r.resources.map((x) => `${x.kind} ${x.value}`).join(", ") || "nothing declared"), el("dt", {}, "request"), el("dd", { class: "hash" }, `${a.requestHash.slice(0, 16)}…`)),
     el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)),
     // What the call would change (a diff, for a write), as the tool previews it: the request's hash covers it.
-    ...(r.preview === undefined ? [] : [el("div", { class: "label" }, "what it would change"), el("pre", { class: "preview" }, r.preview)]),
+    ...(r.preview === undefined ? [] : [el("div", { class: "label" }, "what it would change"), previewView(r.preview)]),
     el("div", { class: "buttons" }, approve, deny),
   );
 }
@@ -176,6 +202,7 @@ async function renderRun(runId: RunId): Promise<void> {
   $("run").dataset["status"] = state.status;
   $("run").dataset["custody"] = custody?.role ?? "owner";
   $("lease").textContent = custody === undefined ? leaseLine(state.status, await driver.lease(runId)) : custody.role === "moved" ? `moved to ${custody.to}: it is continued there (this copy takes nothing more)` : `a ${custody.role.replace("_", " ")} copy: owned elsewhere`;
+  edgeHint(runId, custody?.role === "moved" ? custody.to : undefined);
   const movable = edge !== undefined && custody === undefined && (state.status === "running" || state.status === "waiting") && !moving.has(runId);
   $("continue").hidden = !movable;
   $("continue").dataset["run"] = runId;
@@ -188,7 +215,7 @@ async function renderRun(runId: RunId): Promise<void> {
     $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
     $("approvals").dataset["shown"] = shown;
   }
-  $("journal").replaceChildren(...events.map((e) => el("tr", { "data-type": e.type }, el("td", {}, String(e.seq)), el("td", {}, e.type), el("td", {}, line(e)))));
+  $("journal").replaceChildren(...events.map((e) => el("tr", { "data-type": e.type }, el("td", {}, String(e.seq)), typeCell(e.type), el("td", {}, line(e)))));
   const files = await workspace.files();
   $("files").replaceChildren(...files.map((f) => el("li", {}, el("strong", {}, f.path), el("pre", {}, f.content))));
 }
@@ -200,7 +227,7 @@ async function render(): Promise<void> {
   renderRuns(runs);
   if (selected !== undefined) await renderRun(selected);
   $("status").textContent = `${navigator.onLine ? "online" : "offline"} · this tab is ${owner} (place ${placeName}) · ${driving > 0 ? "driving" : "idle"}`;
-  renderEdge();
+  renderEdge(runs);
   $("agent").textContent = `agent: ${describeAgent(choice, "a model below")}`;
 }
 
@@ -277,13 +304,48 @@ async function drive(runId?: RunId): Promise<void> {
 
 const mirror: Mirror | undefined = edge === undefined ? undefined : mirrorRuns({ store, to: edge, everyMs: 2000, onState: (st) => (mirrorStates = [...mirrorStates.filter((x) => x.runId !== st.runId), st]) });
 
-function renderEdge(): void {
+/**
+ * A run that moved to the edge is answered there: the page says so, with
+ * what the edge says of it now (waiting for an approval, running, ended)
+ * and a link to it in the console (same origin, where its operator answers).
+ */
+function edgeHint(runId: RunId, movedTo: string | undefined): void {
+  const hint = $("edge-hint");
+  if (edge === undefined || movedTo !== edge.name) {
+    hint.hidden = true;
+    hint.replaceChildren();
+    delete hint.dataset["edgeStatus"];
+    return;
+  }
+  const there = edgeRuns.find((r) => r.runId === runId)?.status;
+  const said =
+    there === "waiting"
+      ? "where it waits for an approval: answer it in the console."
+      : there === "completed" || there === "failed" || there === "cancelled"
+        ? `where it ${there === "cancelled" ? "was cancelled" : there}: take it offline to bring it back here.`
+        : there === "running"
+          ? "where it runs now: what it asks is answered in the console."
+          : "where what it asks is answered in the console.";
+  hint.replaceChildren(`${runId} continues at the edge, ${said} `, el("a", { href: `/?run=${encodeURIComponent(runId)}`, target: "_blank", rel: "noopener" }, "Open it in the console"));
+  hint.dataset["edgeStatus"] = there ?? "unknown";
+  hint.hidden = false;
+}
+
+/** The mirror's count: of the listed runs, those owned here (the only ones mirrored), and what the others are. */
+function renderEdge(runs: readonly RunSummary[]): void {
   if (edge === undefined) return;
   $("edge").hidden = false;
-  const synced = mirrorStates.filter((m) => m.acked !== undefined && m.acked >= m.seq).length;
-  const lags = mirrorStates.flatMap((m) => (m.lagMs === undefined ? [] : [m.lagMs]));
-  $("mirror").textContent = `mirrored to the edge: ${synced} of ${mirrorStates.length} runs up to date${lags.length > 0 ? `, last lag ${Math.max(...lags)} ms` : ""}${mirrorStates.some((m) => !m.online) ? " (offline: queued)" : ""}`;
-  $("edge-note").textContent = edgeNote;
+  const owned = runs.filter((r) => r.custody === undefined);
+  const synced = owned.filter((r) => mirrorOf(r) === "up to date").length;
+  const states = mirrorStates.filter((m) => owned.some((r) => r.runId === m.runId));
+  const lags = states.flatMap((m) => (m.lagMs === undefined ? [] : [m.lagMs]));
+  const moved = runs.filter((r) => r.custody?.role === "moved").length;
+  const copies = runs.length - owned.length - moved;
+  const others = [...(moved > 0 ? [`${moved} moved away`] : []), ...(copies > 0 ? [copies === 1 ? "1 is a copy of a run owned elsewhere" : `${copies} are copies of runs owned elsewhere`] : [])];
+  $("mirror").textContent =
+    `mirrored to the edge: ${synced} of ${owned.length} ${owned.length === 1 ? "run" : "runs"} owned here up to date${lags.length > 0 ? `, last lag ${Math.max(...lags)} ms` : ""}${states.some((m) => !m.online) ? " (offline: queued)" : ""}` +
+    (others.length > 0 ? `; ${others.join(", ")}, not mirrored` : "");
+  $("edge-note").textContent = [edgeNote, movedNote].filter((x) => x !== "").join(" · ");
   const list = $("edge-runs");
   list.replaceChildren(
     ...edgeRuns.map((r) => {
@@ -325,7 +387,10 @@ async function continueInCloud(runId: RunId): Promise<void> {
   try {
     // Nobody here drives it while it moves (the move takes its lease: a drive under way in this tab ends first).
     await until(() => driving === 0);
-    await moveRun(runId, here, edge, { faults: moveFaults });
+    const moved = await moveRun(runId, here, edge, { faults: moveFaults });
+    // The edge takes no decision from this tab (it trusts no key of a tab's): what was approved or asked here is asked again there.
+    const n = moved.completed.reopened;
+    movedNote = n === 0 ? "" : `${runId} continues at the edge, whose operator decides again the ${n === 1 ? "call" : `${n} calls`} approved or asked about here (see docs/moves.md, "Trust")`;
     document.body.dataset["moved"] = runId;
   } catch (e) {
     edgeNote = `the move of ${runId} did not finish: ${e instanceof Error ? e.message : String(e)}`;

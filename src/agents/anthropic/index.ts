@@ -14,6 +14,7 @@ import { arrayText, ItemCache, objectText, StableText } from "../model/increment
 import { parseSse } from "../model/sse.js";
 import { httpTransport, NetworkError, readText, StreamError, type Transport } from "../model/transport.js";
 
+/** How `anthropicAgent` asks Anthropic: the key, the model, and what shapes each request. */
 export interface AnthropicAgentOptions extends ModelAgentOptions {
   /** Required unless a transport is given. Never journaled, never in an error. */
   readonly apiKey?: string | undefined;
@@ -71,6 +72,7 @@ export function anthropicAgent(options: AnthropicAgentOptions): ModelAgent {
   });
 }
 
+/** Anthropic's wire format (the Messages API) for those request options: what `anthropicAgent` sends and reads, without a transport. */
 export function anthropicProtocol(o: AnthropicRequestOptions): Protocol {
   const items = new ItemCache<TranscriptItem, Block>(blocksOf, (b) => JSON.stringify(b.block));
   const stable = { system: new StableText(), tools: new StableText() };
@@ -223,7 +225,7 @@ async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: Age
   let model = "";
   const usage: Record<string, unknown> = {};
   let calls = 0;
-  for await (const ev of parseSse(chunks)) {
+  for await (const ev of parseSse(chunks, "anthropic")) {
     const e = payload("anthropic", ev.data);
     const type = str(e["type"]) || ev.event;
     switch (type) {
@@ -295,4 +297,4 @@ async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: Age
 
 export type { ModelAgent, ModelAgentOptions } from "../model/agent.js";
 export { httpTransport, NetworkError, type ModelRequest, type ModelResponse, type Transport } from "../model/transport.js";
-export type { RetryOptions } from "../model/retry.js";
+export type { RetryOptions } from "../../retry.js";

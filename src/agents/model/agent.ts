@@ -4,12 +4,13 @@
  * (streamed or not) into a decision, and turn every failure into an
  * AgentError that says what happened without a key in it.
  */
+import { isIsoagentError } from "../../errors.js";
 import type { JsonValue } from "../../json/index.js";
 import type { Observation, TranscriptItem } from "../../journal/index.js";
 import type { AbortSignalLike } from "../../web.js";
 import { AgentError, type Agent, type AgentDecision, type AgentProgress, type AgentView, type ExposedTool } from "../port.js";
-import { backoffMs, resolveRetry, retryableStatus, retryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.js";
-import { NetworkError, readText, StreamError, type ModelRequest, type ModelResponse, type Transport } from "./transport.js";
+import { backoffMs, resolveRetry, retryableStatus, retryAfterMs, type ResolvedRetry, type RetryOptions } from "../../retry.js";
+import { readText, type ModelRequest, type NetworkError, type StreamError, type ModelResponse, type Transport } from "./transport.js";
 
 /** What a provider's answer amounted to. */
 export type Parsed =
@@ -73,6 +74,7 @@ export interface ModelAgent extends Agent {
   withTransport(transport: Transport): ModelAgent;
 }
 
+/** What every model adapter takes: how it retries, the secrets it keeps out of errors, and how often an empty answer is asked again. */
 export interface ModelAgentOptions {
   readonly retry?: RetryOptions;
   /** Strings never to show in an error (the adapter adds its key). */
@@ -179,16 +181,17 @@ async function send(
         throw new AgentError(`${name}: ${said}; it asks to wait ${Math.ceil(wait / 1000)} s, longer than ${retry.maxRetryAfterMs / 1000} s: the run waits to be resumed`, { retryable: true });
       }
     } catch (e) {
-      if (e instanceof AgentError) throw e;
+      if (isIsoagentError(e, "AGENT_ERROR")) throw e;
       if (signal.aborted) throw e;
-      if (e instanceof StreamError) {
+      if (isIsoagentError(e, "MODEL_STREAM_ERROR")) {
         // Classified by the status it stands for, as an HTTP error would be.
-        const error = { type: e.type, code: e.code, message: e.message };
-        const said = cleanMessage(`the stream reported ${e.code || e.type}: ${e.message}`, secrets);
-        if (protocol.contextExceeded(e.status, error)) throw new AgentError(`${name}: the request passed the model's context window: ${said}`, { contextExceeded: true });
-        if (!(e.status === 408 || e.status === 409 || e.status === 429 || e.status >= 500)) throw new AgentError(`${name}: ${said}`);
+        const s = e as StreamError;
+        const error = { type: s.type, code: s.providerCode, message: s.message };
+        const said = cleanMessage(`the stream reported ${s.providerCode || s.type}: ${s.message}`, secrets);
+        if (protocol.contextExceeded(s.status, error)) throw new AgentError(`${name}: the request passed the model's context window: ${said}`, { contextExceeded: true });
+        if (!(s.status === 408 || s.status === 409 || s.status === 429 || s.status >= 500)) throw new AgentError(`${name}: ${said}`);
         lastProblem = said;
-      } else if (e instanceof NetworkError) lastProblem = e.message;
+      } else if (isIsoagentError(e, "NETWORK_ERROR")) lastProblem = e.message;
       else throw e;
     }
     if (attempt >= retry.maxRetries) {

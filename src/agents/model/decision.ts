@@ -2,16 +2,16 @@
  * Pieces every adapter uses to turn a provider's answer into a decision.
  */
 import type { JsonValue } from "../../json/index.js";
+import { ID_PATTERN, NOT_ID_CHARS } from "../../ids.js";
 import type { AnswerInfo } from "../../journal/index.js";
 import { AgentError, type AgentDecision, type ProposedCall } from "../port.js";
 import type { Parsed } from "./agent.js";
 
-const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** A provider's call id as the journal can keep it (ids the driver would refuse are made safe, deterministically). */
 export function safeCallId(id: unknown, index: number, seen: Set<string>): string | undefined {
   if (typeof id !== "string" || id === "") return undefined;
-  let safe = ID.test(id) ? id : id.replace(/[^A-Za-z0-9_.:-]/g, "_").slice(0, 120) || `call_${index + 1}`;
+  let safe = ID_PATTERN.test(id) ? id : id.replace(NOT_ID_CHARS, "_").slice(0, 120) || `call_${index + 1}`;
   while (seen.has(safe)) safe = `${safe.slice(0, 120)}_${index + 1}`;
   seen.add(safe);
   return safe;

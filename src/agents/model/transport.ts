@@ -4,6 +4,7 @@
  * fresh id), sent by a transport that adds the endpoint and the credentials.
  * Recording and replay swap the transport, never the request.
  */
+import { IsoagentError } from "../../errors.js";
 import type { JsonValue } from "../../json/index.js";
 import { platformFetch, utf8StreamDecoder, type AbortSignalLike, type FetchLike } from "../../web.js";
 
@@ -32,24 +33,25 @@ export type Transport = (request: ModelRequest, context: { readonly signal: Abor
 /**
  * A provider's error reported inside a 2xx stream (an `error` event), with
  * the HTTP status it stands for, so it is classified by the same table as
- * an HTTP error (see `statusOfCode`).
+ * an HTTP error (see `statusOfCode`). Code `MODEL_STREAM_ERROR`; the
+ * provider's own code is `providerCode`.
  */
-export class StreamError extends Error {
+export class StreamError extends IsoagentError {
   constructor(
     readonly status: number,
     readonly type: string,
     message: string,
-    readonly code = "",
+    readonly providerCode = "",
   ) {
-    super(message);
+    super("MODEL_STREAM_ERROR", message);
     this.name = "StreamError";
   }
 }
 
-/** The request never got an HTTP answer (DNS, connection refused, reset, offline), or the answer's body was cut. */
-export class NetworkError extends Error {
+/** The request never got an HTTP answer (DNS, connection refused, reset, offline), or the answer's body was cut. Code `NETWORK_ERROR`. */
+export class NetworkError extends IsoagentError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super("NETWORK_ERROR", message, options);
     this.name = "NetworkError";
   }
 }

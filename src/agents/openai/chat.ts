@@ -12,7 +12,7 @@ import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decisio
 import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText, StreamError } from "../model/transport.js";
-import type { OpenAIRequestOptions } from "./index.js";
+import type { OpenAIRequestOptions } from "./options.js";
 import { openaiContextExceeded, openaiError } from "./responses.js";
 import { strictCompatible } from "./strict.js";
 
@@ -134,7 +134,7 @@ async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: Age
   let model = "";
   let usage: unknown;
   const parts: { id: unknown; name: string; args: string }[] = [];
-  for await (const ev of parseSse(chunks)) {
+  for await (const ev of parseSse(chunks, "openai")) {
     if (ev.data === "[DONE]") {
       const seen = new Set<string>();
       const calls = parts.map((p, k): ProposedCall => {

@@ -10,9 +10,13 @@ import { httpTransport, type Transport } from "../model/transport.js";
 import type { FetchLike } from "../../web.js";
 import { chatProtocol } from "./chat.js";
 import { responsesProtocol } from "./responses.js";
+import type { OpenAIRequestOptions } from "./options.js";
+
+export type { OpenAIRequestOptions };
 
 export { strictCompatible } from "./strict.js";
 
+/** How `openaiAgent` asks OpenAI (or an OpenAI-compatible server): the key, the model and API, and what shapes each request. */
 export interface OpenAIAgentOptions extends ModelAgentOptions {
   /** Required unless a transport is given. Never journaled, never in an error. */
   readonly apiKey?: string | undefined;
@@ -37,17 +41,7 @@ export interface OpenAIAgentOptions extends ModelAgentOptions {
   readonly transport?: Transport | undefined;
 }
 
-/** The options that shape requests (kept in recordings; no key, no headers). */
-export interface OpenAIRequestOptions {
-  readonly model: string;
-  readonly api: "responses" | "chat";
-  readonly instructions?: string;
-  readonly stream: boolean;
-  readonly maxOutputTokens?: number;
-  readonly parallelToolCalls: boolean;
-  readonly strict: boolean | "auto";
-}
-
+/** OpenAI's wire format (the Responses API or Chat Completions, by `o.api`) for those request options: what `openaiAgent` sends and reads, without a transport. */
 export function openaiProtocol(o: OpenAIRequestOptions): Protocol {
   return o.api === "chat" ? chatProtocol(o) : responsesProtocol(o);
 }
@@ -84,4 +78,4 @@ export function openaiAgent(options: OpenAIAgentOptions): ModelAgent {
 
 export type { ModelAgent, ModelAgentOptions } from "../model/agent.js";
 export { httpTransport, NetworkError, type ModelRequest, type ModelResponse, type Transport } from "../model/transport.js";
-export type { RetryOptions } from "../model/retry.js";
+export type { RetryOptions } from "../../retry.js";

@@ -12,7 +12,7 @@ import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decisio
 import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText, StreamError } from "../model/transport.js";
-import type { OpenAIRequestOptions } from "./index.js";
+import type { OpenAIRequestOptions } from "./options.js";
 import { strictCompatible } from "./strict.js";
 
 export function responsesProtocol(o: OpenAIRequestOptions): Protocol {
@@ -160,7 +160,7 @@ function fromResponse(r: Record<string, unknown>, onProgress?: (p: AgentProgress
 
 async function fromStream(chunks: AsyncIterable<Uint8Array>, onProgress: (p: AgentProgress) => void): Promise<Parsed> {
   const callIndex = new Map<number, number>();
-  for await (const ev of parseSse(chunks)) {
+  for await (const ev of parseSse(chunks, "openai")) {
     if (ev.data === "[DONE]") break;
     const e = payload("openai", ev.data);
     const type = str(e["type"]) || ev.event;

@@ -11,6 +11,7 @@ import type { JsonSchema } from "../../schema/index.js";
 // supports (older ones refuse pattern, format, numeric and length bounds).
 const ALLOWED = new Set(["type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "$ref", "$defs", "definitions", "description", "title", "$schema"]);
 
+/** True when `schema` can be sent with `strict: true`: a closed object whose properties are all required, with only the keywords strict mode supports. */
 export function strictCompatible(schema: JsonSchema): boolean {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return false;
   const root = schema as Record<string, unknown>;

@@ -6,28 +6,17 @@
  * MCP result. A call the policy or the tool says to ask about is refused:
  * over MCP nobody can approve it, least of all the caller.
  */
-import { isCrash } from "../../driver/types.js";
-import { checkResources, isToolError } from "../../driver/gate.js";
-import { clean } from "../../driver/hygiene.js";
-import { invokeTool, type RawOutcome } from "../../driver/invoke.js";
-import {
-  abortDetail,
-  abortObservation,
-  interruptedObservation,
-  observeContent,
-  policyDeniedObservation,
-  resourcesFailedObservation,
-  timeoutObservation,
-  toolErrorObservation,
-  unexpectedErrorObservation,
-} from "../../driver/observations.js";
-import type { Projection } from "../../driver/projection.js";
-import type { Redactor } from "../../driver/redact.js";
+import { classifyOutcome } from "../../call/classify.js";
+import { checkResources, isToolError } from "../../call/gate.js";
+import { invokeTool, type RawOutcome } from "../../call/invoke.js";
+import { policyDeniedObservation, resourcesFailedObservation, toolErrorObservation } from "../../call/observations.js";
+import type { Projection } from "../../call/projection.js";
+import type { Redactor } from "../../call/redact.js";
 import type { JsonValue } from "../../json/index.js";
 import type { Observation } from "../../journal/index.js";
 import { evaluatePolicy, strictest, type Policy } from "../../policy/index.js";
 import type { Store } from "../../store/index.js";
-import { isAbortRun, isPermissionDenied, operationOf, type CompiledTool, type ResourceRef, type Tool, type ToolContext, type ToolProgress } from "../../tools/index.js";
+import { operationOf, type CompiledTool, type ResourceRef, type Tool, type ToolContext, type ToolProgress } from "../../tools/index.js";
 import { decodeUtf8Fatal, encodeUtf8, newAbortController, type AbortSignalLike } from "../../web.js";
 
 /** Where a served tool's artifacts and full outputs go. */
@@ -51,7 +40,7 @@ export interface ServedCall {
 }
 
 /** The refusal a call gets when it would need an operator's approval: model-facing, pinned by the tests. */
-export function approvalRequiredObservation(tool: string): Observation {
+function approvalRequiredObservation(tool: string): Observation {
   return {
     type: "denied",
     error: `Error: ${tool} needs an operator's approval for this call, and a call through MCP cannot get one: the caller can never approve its own call.\n[Next: Do not call ${tool} this way again; use a tool that does not need approval, or ask a person to run it.]\n[Recovery: If the task cannot be done without it, stop and say that ${tool} needs an operator's approval.]`,
@@ -130,26 +119,6 @@ export async function serveCall(entry: { tool: Tool<never, unknown>; compiled: C
   } finally {
     call.signal.removeEventListener("abort", onAbort);
   }
-  switch (raw.kind) {
-    case "aborted":
-      return { observation: raw.timedOut ? timeoutObservation(t) : interruptedObservation(t) };
-    case "error": {
-      const e = raw.error;
-      if (isCrash(e)) return { observation: unexpectedErrorObservation(t.name) };
-      if (isAbortRun(e)) return { observation: abortObservation(t.name, abortDetail(e.detail, p)) };
-      if (isPermissionDenied(e)) return { observation: policyDeniedObservation(t.name, e.resources, e.reason) };
-      if (isToolError(e)) return { observation: await toolErrorObservation(t.name, e, p) };
-      return { observation: unexpectedErrorObservation(t.name) };
-    }
-    case "value": {
-      const content = await observeContent(t.name, raw.value, p);
-      return content.ok ? { observation: content.observation, value: content.value } : { observation: content.observation };
-    }
-  }
-}
-
-/** A progress message as people see it: cleaned, redacted, one line, at most 200 characters. */
-export function progressMessage(text: string, redact: Redactor): string {
-  const one = redact(clean(text)).replace(/\s+/g, " ").trim();
-  return one.length > 200 ? `${one.slice(0, 199)}…` : one;
+  // The server reads the observation, and a success's value.
+  return classifyOutcome(t, raw, p, false);
 }

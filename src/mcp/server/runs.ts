@@ -11,6 +11,7 @@ import { pendingApprovals, RUN_STATUSES, type JournalEvent, type RunState, type 
 import { compileSchema, type CompiledSchema } from "../../schema/index.js";
 import type { RunFilter, RunSummary } from "../../store/index.js";
 import type { JsonObject } from "../jsonrpc.js";
+import { ID_PATTERN_SOURCE } from "../../ids.js";
 
 /** What run control needs of wherever runs live (`RunsBackend` of isoagent/http has it: `driverBackend`, `durableObjectBackend`). */
 export interface RunsControl {
@@ -36,11 +37,15 @@ interface RunTool {
   readonly description: string;
   readonly inputSchema: JsonObject;
   readonly operator: boolean;
-  readonly readOnly: boolean;
+  /** What the tool does, as MCP's hints say it (a client decides by them whether to ask its user first). */
+  readonly annotations: JsonObject;
   run(args: Record<string, JsonValue>, caller: McpCaller): Promise<JsonValue>;
 }
 
-const RUN_ID = { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$", description: "The run's id" };
+// Reads touch nothing, and nothing but the runs here.
+const READ: JsonObject = { readOnlyHint: true, openWorldHint: false };
+
+const RUN_ID = { type: "string", pattern: ID_PATTERN_SOURCE, description: "The run's id" };
 const strict = (properties: JsonObject, required: string[]): JsonObject => ({ type: "object", properties, required, additionalProperties: false });
 
 /** A run's state as its controller reads it (the transcript is left out: events carry it). */
@@ -64,7 +69,8 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       description: "Create an isoagent run for a task and start it. Answers its run id.",
       inputSchema: strict({ task: { description: "The task: any JSON (a string, or an object the agent understands)" } }, ["task"]),
       operator: false,
-      readOnly: false,
+      // Adds a run (each call another one), whose agent then acts with its own tools, through its own gate.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       run: async (a) => ({ runId: await backend.create(a["task"]!) }),
     },
     {
@@ -72,7 +78,7 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       description: "List isoagent runs, most recently updated first.",
       inputSchema: strict({ status: { type: "array", items: { enum: [...RUN_STATUSES] }, uniqueItems: true }, limit: { type: "integer", minimum: 1, maximum: 500 } }, []),
       operator: false,
-      readOnly: true,
+      annotations: READ,
       run: async (a) => ({ runs: (await backend.list({ ...(a["status"] === undefined ? {} : { status: a["status"] as RunStatus[] }), limit: (a["limit"] as number | undefined) ?? 50 })) as unknown as JsonValue }),
     },
     {
@@ -80,7 +86,7 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       description: "Read a run's state: its status, step, output or failure, and the approvals it waits for.",
       inputSchema: strict({ runId: RUN_ID }, ["runId"]),
       operator: false,
-      readOnly: true,
+      annotations: READ,
       run: async (a) => runView(await backend.state(parseRunId(String(a["runId"])))),
     },
     {
@@ -88,7 +94,7 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       description: "Read a run's journal events from a sequence number (at most `limit`, default 100).",
       inputSchema: strict({ runId: RUN_ID, from: { type: "integer", minimum: 1 }, limit: { type: "integer", minimum: 1, maximum: 500 } }, ["runId"]),
       operator: false,
-      readOnly: true,
+      annotations: READ,
       run: async (a) => {
         const events = await backend.events(parseRunId(String(a["runId"])), (a["from"] as number | undefined) ?? 1);
         return { events: events.slice(0, (a["limit"] as number | undefined) ?? 100) as unknown as JsonValue };
@@ -99,7 +105,7 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       description: "List the approvals a run waits for (calls to approve, interrupted side effects), each with the hash an answer must quote.",
       inputSchema: strict({ runId: RUN_ID }, ["runId"]),
       operator: false,
-      readOnly: true,
+      annotations: READ,
       run: async (a) => ({ approvals: pendingApprovals(await backend.state(parseRunId(String(a["runId"])))) as unknown as JsonValue }),
     },
     {
@@ -108,7 +114,7 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       inputSchema: strict(
         {
           runId: RUN_ID,
-          approvalId: { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$" },
+          approvalId: { type: "string", pattern: ID_PATTERN_SOURCE },
           decision: { enum: ["approve", "deny"] },
           requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
           reason: { type: "string", maxLength: 2000 },
@@ -117,7 +123,9 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
         ["runId", "approvalId", "decision", "requestHash"],
       ),
       operator: true,
-      readOnly: false,
+      // An approval lets the call it approves act, whatever that call does and wherever it reaches; a denial ends
+      // that call for good. The same answer again changes nothing (the approval is no longer pending).
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
       run: async (a, caller) => {
         const runId = parseRunId(String(a["runId"]));
         const approvalId = parseApprovalId(String(a["approvalId"]));
@@ -133,7 +141,8 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       description: "Cancel a run. Needs an operator-scoped token.",
       inputSchema: strict({ runId: RUN_ID, reason: { type: "string", maxLength: 2000 } }, ["runId"]),
       operator: true,
-      readOnly: false,
+      // Ends the run for good; cancelling it again changes nothing (it is no longer active).
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (a, caller) => {
         await backend.cancel(parseRunId(String(a["runId"])), { by: caller.by ?? "operator (MCP)", ...(a["reason"] === undefined ? {} : { reason: String(a["reason"]) }) });
         return { ok: true };
@@ -162,7 +171,7 @@ export async function serveRunTool(t: RunTool, args: unknown, caller: McpCaller)
   try {
     return { ok: true, value: await t.run((args ?? {}) as Record<string, JsonValue>, caller) };
   } catch (e) {
-    if (isIsoagentError(e)) return { ok: false, text: `Error: ${e.code}: ${e.message}\n[Next: Read the run's state and approvals again before another answer.]\n[Recovery: If it keeps failing, stop and report it.]` };
+    if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) return { ok: false, text: `Error: ${e.code}: ${e.message}\n[Next: Read the run's state and approvals again before another answer.]\n[Recovery: If it keeps failing, stop and report it.]` };
     return { ok: false, text: `Error: ${t.name} failed unexpectedly.\n[Next: Try again once.]\n[Recovery: If it fails again, stop and report it.]` };
   }
 }

@@ -7,7 +7,8 @@
  * label clients echo, and a call's progress goes on the SSE stream of its
  * own POST.
  */
-import { redactor } from "../../driver/redact.js";
+import { oneLine } from "../../call/call-context.js";
+import { redactor } from "../../call/redact.js";
 import { compileTools, type CompiledTool, type Tool } from "../../tools/index.js";
 import type { JsonValue } from "../../json/index.js";
 import { allowAll, type Policy } from "../../policy/index.js";
@@ -17,9 +18,10 @@ import { McpError } from "../errors.js";
 import { errorResponse, isNotification, isRequest, parseMessage, resultResponse, RPC, type JsonObject, type JsonRpcId, type JsonRpcMessage } from "../jsonrpc.js";
 import { sseEvent } from "../sse.js";
 import { META_IDEMPOTENCY_KEY } from "../tools.js";
-import { progressMessage, serveCall, type ArtifactSink } from "./call.js";
+import { serveCall, type ArtifactSink } from "./call.js";
 import { runTools, serveRunTool, type McpCaller, type RunsControl, type RunTool } from "./runs.js";
 import { readBody, respond, streaming, type RequestLike, type ResponseLike } from "./web.js";
+import { NOT_ID_CHARS } from "../../ids.js";
 
 /** An MCP content block this server answers with. */
 export type McpContentBlock = JsonObject;
@@ -100,7 +102,7 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
     ...compiled
       .filter((c) => c.permission === "allow")
       .map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema as JsonValue, annotations: ANNOTATIONS[c.sideEffect]! })),
-    ...control.filter((r) => !r.operator || caller.scope === "operator").map((r) => ({ name: r.name, description: r.description, inputSchema: r.inputSchema, annotations: r.readOnly ? { readOnlyHint: true } : { readOnlyHint: false, destructiveHint: false, openWorldHint: false } })),
+    ...control.filter((r) => !r.operator || caller.scope === "operator").map((r) => ({ name: r.name, description: r.description, inputSchema: r.inputSchema, annotations: r.annotations })),
   ];
 
   const textResult = (text: string, isError: boolean, structured?: JsonValue): JsonObject => ({
@@ -129,7 +131,7 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
     let last = -Infinity;
     try {
       const out = await serveCall(entry, JSON.stringify(args), {
-        callId: `mcp_${String(id).replace(/[^A-Za-z0-9_.:-]/g, "_").slice(0, 100)}`,
+        callId: `mcp_${String(id).replace(NOT_ID_CHARS, "_").slice(0, 100)}`,
         idempotencyKey: typeof given === "string" && given.length > 0 && given.length <= 256 ? `mcp:${given}` : `mcp:${randomUuid()}`,
         signal: controller.signal,
         progress: (u) => {
@@ -138,7 +140,7 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
           progress({
             progress: u.progress,
             ...(typeof u.total === "number" && Number.isFinite(u.total) ? { total: u.total } : {}),
-            ...(typeof u.message === "string" ? { message: progressMessage(u.message, redact) } : {}),
+            ...(typeof u.message === "string" ? { message: oneLine(u.message, redact) } : {}),
           });
         },
       }, { policy, redact, artifacts: options.artifacts });

@@ -119,6 +119,23 @@ export function fsErrorInfo(e: unknown): FsErrorInfo | undefined {
   return typeof e === "object" && e !== null ? ((e as Record<symbol, FsErrorInfo | undefined>)[FS_ERROR] ?? undefined) : undefined;
 }
 
+/** An error as it crosses between threads: its message, and this filesystem's code and path when it is one of its errors. */
+export function wireError(e: unknown): { message: string; code?: string; path?: string } {
+  const info = fsErrorInfo(e);
+  const message = e instanceof Error ? e.message : String(e);
+  return info === undefined ? { message } : { message, code: info.code, path: info.path };
+}
+
+/** The error {@link wireError} described, rebuilt on the other side (an error of this filesystem again when it was one). */
+export function unwireError(w: { message: string; code?: string; path?: string }): Error {
+  const e = new Error(w.message) as Error & { code?: string };
+  if (w.code !== undefined && w.path !== undefined) {
+    e.code = w.code;
+    Object.defineProperty(e, FS_ERROR, { value: { code: w.code, path: w.path } satisfies FsErrorInfo });
+  }
+  return e;
+}
+
 /** A virtual path with `.` and `..` resolved, one leading slash, no trailing one (as the interpreter's own). */
 export function normalizePath(path: string): string {
   if (path === "" || path === "/") return "/";
@@ -533,20 +550,15 @@ export class WorkspaceFs {
     return normalizePath(path.startsWith("/") ? path : `${base}/${path}`);
   }
 
+  /**
+   * Nothing: just-bash's `ls` matches a pattern the shell left unexpanded
+   * (quoted, or matching nothing) against this list, where bash itself says
+   * there is no such file. The list also has to be synchronous, which an
+   * interpreter in another thread cannot ask for (interpreter.ts): empty in
+   * both places, the shell answers as bash does, the same on every platform.
+   */
   getAllPaths(): string[] {
-    const out = new Set<string>(["/"]);
-    const parts = this.root.split("/").filter((s) => s !== "");
-    for (let k = 1; k <= parts.length; k++) out.add(`/${parts.slice(0, k).join("/")}`);
-    const add = (key: string): void => {
-      const segs = key.split("/");
-      for (let k = 1; k <= segs.length; k++) out.add(`${this.root}/${segs.slice(0, k).join("/")}`);
-    };
-    for (const k of this.allKeys()) {
-      if (this.may(k, "read")) add(k);
-      else this.hidden.add(k);
-    }
-    for (const d of this.madeDirs) add(d);
-    return [...out].sort();
+    return [];
   }
 
   async chmod(path: string, mode: number): Promise<void> {

@@ -9,3 +9,5 @@
 export { bashTool, BASH_COMMANDS, commandResources, type BashNetworkOptions, type BashToolOptions } from "./tool.js";
 export { BASH_MAX_BYTES, BASH_MAX_LINES } from "./output.js";
 export { analyzeCommand, type CommandAnalysis, type NamedPath, type PathOperation } from "./words.js";
+export type { BashRunner, BashThread, InterpreterEndpoint } from "./protocol.js";
+export { inThreadDeadline, inThreadLimits, THREAD_LIMITS } from "./limits.js";

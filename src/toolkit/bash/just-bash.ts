@@ -5,6 +5,7 @@
  * src/web.ts). The module is loaded by a dynamic import that TypeScript
  * does not resolve and bundlers do (a chunk of its own).
  */
+import { importPeer } from "../../peers.js";
 
 /** What just-bash's filesystem methods return for a stat. */
 export interface JbStat {
@@ -76,7 +77,7 @@ let loading: Promise<JustBash> | undefined;
 export function loadJustBash(): Promise<JustBash> {
   // `as string` keeps TypeScript from resolving (and type-loading) the
   // package; bundlers see the literal and split it into its own chunk.
-  loading ??= (import("just-bash" as string) as Promise<JustBash>).catch((e: unknown) => {
+  loading ??= importPeer("just-bash", "isoagent/toolkit/bash", () => import("just-bash" as string) as Promise<JustBash>).catch((e: unknown) => {
     loading = undefined;
     throw e;
   });

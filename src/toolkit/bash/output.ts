@@ -8,7 +8,7 @@
  * characters and terminal escapes are left for the driver's output hygiene,
  * which cleans (and counts) every result once.
  */
-import { cutUtf8 } from "../../driver/projection.js";
+import { cutUtf8 } from "../../call/projection.js";
 import { encodeUtf8 } from "../../web.js";
 import { count } from "../text.js";
 

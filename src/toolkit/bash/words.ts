@@ -12,6 +12,7 @@
 /** What a command does to a path it names. */
 export type PathOperation = "read" | "write" | "delete";
 
+/** A path a command names literally, and what the command does to it. */
 export interface NamedPath {
   /** As written, after quote removal ("notes/a.md", "/etc/passwd", "~/x"). */
   readonly raw: string;
@@ -20,6 +21,7 @@ export interface NamedPath {
   readonly afterCd: boolean;
 }
 
+/** What a static look at a command finds, for policy and for the operator: its simple commands and the paths it names. It does not run anything. */
 export interface CommandAnalysis {
   /** Each simple command's text as written (redirections included), in order, without repeats. */
   readonly commands: string[];

@@ -12,7 +12,11 @@ const unavailable = (): never => {
   throw new Error("gzip is not available in this shell");
 };
 
+/** Throws: gzip is not offered here. */
 export const gzipSync = unavailable;
+/** Throws: gunzip is not offered here. */
 export const gunzipSync = unavailable;
+/** Empty: no zlib constants here. */
 export const constants: Readonly<Record<string, number>> = {};
+/** The stand-in as `node:zlib`'s default export. */
 export default { gzipSync, gunzipSync, constants };

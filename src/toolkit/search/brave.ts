@@ -9,6 +9,7 @@ import { decodeEntities } from "../html.js";
 import { isObject, requestJson, scrubbed, str } from "./http.js";
 import { SearchError, type SearchHit, type SearchProvider } from "./port.js";
 
+/** How `braveSearch` reaches Brave Search: its token, its endpoint, and the fetch it uses. */
 export interface BraveSearchOptions {
   /** The subscription token: sent in a header, never shown. */
   readonly apiKey: string;

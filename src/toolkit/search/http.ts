@@ -1,9 +1,9 @@
 /** What the two adapters share: a request over fetch, its status and wait turned into a SearchError, its body read as JSON. */
-import { retryAfterMs } from "../../agents/model/retry.js";
+import { retryAfterMs } from "../../retry.js";
 import type { JsonValue } from "../../json/index.js";
 import { tryParseJson } from "../../json/index.js";
 import type { AbortSignalLike, FetchLike } from "../../web.js";
-import { SearchError } from "./port.js";
+import { isSearchError, SearchError } from "./port.js";
 
 /** The most bytes of an answer read (a search answer is a few KB). */
 const MAX_BYTES = 2 * 1024 * 1024;
@@ -22,7 +22,7 @@ export async function requestJson(
   }
   if (res.status < 200 || res.status > 299) {
     void res.body?.getReader().cancel().catch(() => {});
-    throw new SearchError("status", { status: res.status, retryAfterMs: retryAfterMs({ status: res.status, header: (n) => res.headers.get(n), body: (async function* () {})() }, Date.now()) });
+    throw new SearchError("status", { status: res.status, retryAfterMs: retryAfterMs({ status: res.status, header: (n) => res.headers.get(n) }, Date.now()) });
   }
   let bytes: Uint8Array;
   try {
@@ -47,7 +47,7 @@ export async function requestJson(
       at += p.length;
     }
   } catch (e) {
-    if (e instanceof SearchError) throw e;
+    if (isSearchError(e)) throw e;
     throw new SearchError("network");
   }
   const parsed = tryParseJson(bytes);

@@ -7,6 +7,7 @@ import { platformFetch, parseUrl, type FetchLike } from "../../web.js";
 import { isObject, requestJson, scrubbed, str } from "./http.js";
 import { SearchError, type SearchHit, type SearchProvider } from "./port.js";
 
+/** How `tavilySearch` reaches Tavily: its key, its endpoint, the search depth, and the fetch it uses. */
 export interface TavilySearchOptions {
   /** The API key ("tvly-…"): sent in a header, never shown. */
   readonly apiKey: string;

@@ -5,7 +5,8 @@
  * localStorage, which survives the reload.
  */
 import { idbStore } from "../../../adapters/idb/index.js";
-import { call, calls, createDriver, defineTool, final, scriptedAgent, sequentialIds, strictObject, integer, type FaultPoint, type JsonValue, type LeaseView, type RunId, type SideEffect, type Tool } from "../../../src/index.js";
+import { call, calls, createDriver, defineTool, final, scriptedAgent, strictObject, integer, type JsonValue, type LeaseView, type RunId, type SideEffect, type Tool } from "../../../src/index.js";
+import { sequentialIds, type FaultPoint } from "../../../src/testkit/index.js";
 import { listScenario, type CrashPoint, type Execution, type RunRecord } from "../../../src/testkit/index.js";
 
 declare global {

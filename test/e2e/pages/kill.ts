@@ -24,8 +24,7 @@ function effectTool(name: string, sideEffect: SideEffect): Tool<never, unknown> 
     name,
     description: `A ${sideEffect} tool whose effect the observer records.`,
     inputSchema: strictObject({ what: string("What to act on") }),
-    sideEffect,
-    ...(sideEffect === "read_only" ? { parallelSafe: true } : { permission: "allow" as const }),
+    ...(sideEffect === "read_only" ? { sideEffect, parallelSafe: true } : { sideEffect, permission: "allow" as const }),
     timeoutMs: 10_000,
     call: async (args, ctx) => {
       await new Promise((r) => setTimeout(r, 20 + ((ctx.idempotencyKey.length * 7 + ctx.attempt * 13) % 120)));

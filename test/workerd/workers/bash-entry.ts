@@ -7,11 +7,13 @@
  * stub, as applications are told to.
  */
 import { DurableObject } from "cloudflare:workers";
-import { defineRunObject, RunIndex, sqlWorkspace, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { call, calls, createDriver, final, memoryStore, scriptedAgent, type FaultPoint, type JsonValue, type Tool } from "../../../src/index.js";
+import { runObjectClass, RunIndex, sqlWorkspace, workerApp, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { call, calls, createDriver, final, memoryStore, scriptedAgent, type JsonValue, type Tool } from "../../../src/index.js";
+import type { FaultPoint } from "../../../src/testkit/index.js";
 import { memoryWorkspace, type Workspace } from "../../../src/toolkit/index.js";
 import { bashTool } from "../../../src/toolkit/bash/index.js";
 import { bashScenario } from "../../../scripts/lib/bash-crash.js";
+import type { Remote } from "./remote.js";
 
 type Env = WorkerEnv;
 
@@ -50,7 +52,7 @@ function crashOnce(hc: HostContext<Env>, point: string): void {
   hc.state.abort(`crash at ${point}`);
 }
 
-const Base = defineRunObject<Env>({
+const Base = runObjectClass<Env>({
   leaseTtlMs: 400,
   // The call's start is made durable before the command runs, so a reset
   // after it leaves an interrupted call for bash's hook to settle: the
@@ -159,13 +161,34 @@ export default {
       }
       return Response.json({ ...r, files: await files(ws), platform: { process: typeof (globalThis as { process?: unknown }).process, codegen } });
     }
+    if (url.pathname === "/bash/deadline") {
+      // Issue 26: each command through a driver under a short lease, a chain of timers armed before the call counting how often the isolate's loop ran during it.
+      const out = [];
+      for (const command of body.commands ?? []) {
+        const bash = bashTool({ workspace: memoryWorkspace({ "a.txt": "x\n" }), requireApproval: false, timeoutMs: body.timeoutMs ?? 3000 });
+        const driver = createDriver({ store: memoryStore(), leaseTtlMs: 6000, tools: [bash.tool as Tool<never, unknown>], agent: scriptedAgent([calls(call("bash", { command })), final("ok")]) });
+        let running = true;
+        let fired = 0;
+        const tick = (): void => {
+          if (!running) return;
+          fired++;
+          setTimeout(tick, 20);
+        };
+        setTimeout(tick, 20);
+        const outcome = await driver.start("t");
+        running = false;
+        const ended = (await driver.events(outcome.runId)).find((e) => e.type === "call.finished") as { observation: JsonValue } | undefined;
+        out.push({ observation: ended?.observation ?? null, fired, status: outcome.status, stopped: outcome.stopped ?? null });
+      }
+      return Response.json({ results: out });
+    }
     if (url.pathname === "/bash/sqlite") {
       const stub = env.SHELLS.getByName(crypto.randomUUID()) as unknown as ShellObject;
       return Response.json(await stub.run(body.commands ?? []));
     }
     if (url.pathname.startsWith("/test/run/")) {
       const [, , , runId, action] = url.pathname.split("/");
-      const stub = env.RUNS.getByName(runId!) as unknown as RunObject;
+      const stub = env.RUNS.getByName(runId!) as unknown as Remote<RunObject>;
       if (action === "plan") await stub.testPlan(runId!, body.point ?? null);
       if (action === "world") return Response.json(await stub.testWorld(runId!));
       if (action === "host") {

@@ -3,7 +3,10 @@
  * saw. It also tries to generate code from a string, to prove the isolate
  * refuses it: a pass here means the core needed no eval.
  */
-import { canonicalJson, checkArgs, compileSchema, hashJson, isIsoagentError, loadFullSchemaSupport, strictObject, string, integer, type ToolSpec } from "../../../src/index.js";
+import { isIsoagentError, loadFullSchemaSupport, strictObject, string, integer, type ToolSpec } from "../../../src/index.js";
+import { checkArgs } from "../../../src/tools/index.js";
+import { compileSchema } from "../../../src/schema/index.js";
+import { canonicalJson, hashJson } from "../../../src/json/index.js";
 
 const spec: ToolSpec = {
   name: "read_file",
@@ -50,9 +53,13 @@ export default {
         list: { $id: "list", type: "array", items: { $dynamicRef: "#item" }, $defs: { anything: { $dynamicAnchor: "item" } } },
       },
     });
+    // Patterns in linear time there too (the matcher, and RegExp for a proved one), with no eval.
+    const hostile = `${"a".repeat(64)}!`;
+    const patterns = [compileSchema({ pattern: "^(a+)+$" }), compileSchema({ pattern: "^[a-z]+!$", evaluator: "reference" }), compileSchema({ pattern: "^(a|b)*$", unevaluatedItems: false, type: "string" })].map((s) => s.validate(hostile).valid);
     return Response.json({
       codegen,
       checks,
+      patterns,
       external,
       beforeLoad,
       dynamic: [dynamic.validate(["a"]).valid, dynamic.validate([1]).valid],

@@ -17,10 +17,14 @@
  * The marks of crashes already made are in memory (the harness's, not the run's).
  */
 import { DurableObject } from "cloudflare:workers";
-import { defineRunObject, sqlWorkspace, durableObjectStore, RunIndex, workerApp, wire, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { createDriver, defineTool, isIsoagentError, rulesPolicy, seal, strictObject, string, type RunId, SIDE_EFFECTS, type FaultPoint, type JournalEvent, type JsonValue, type RunCreated, type SideEffect, type Store, type Tool } from "../../../src/index.js";
+import { runObjectClass, sqlWorkspace, durableObjectStore, RunIndex, workerApp, wire, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { createDriver, defineTool, isIsoagentError, rulesPolicy, strictObject, string, type RunId, type JournalEvent, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
+import { SIDE_EFFECTS } from "../../../src/tools/index.js";
+import { seal, type RunCreated } from "../../../src/journal/index.js";
+import type { FaultPoint } from "../../../src/testkit/index.js";
 import { listScenario, type WorldStorage } from "../../../src/testkit/index.js";
 import { RunSql } from "../../../adapters/durable-object/sql.js";
+import type { Remote } from "./remote.js";
 
 const FAULT: Record<string, FaultPoint> = {
   before_started: "before_start_append",
@@ -189,7 +193,7 @@ export class World extends DurableObject {
 /** listScenario's add_item, acting on the World object over RPC. */
 function gatedTools(hc: HostContext<Env>): Tool<never, unknown>[] {
   const sideEffect = sideEffectOf(hc);
-  const world = hc.env.WORLD.getByName("world") as unknown as World; // (RPC stub types recurse too deep for the compiler)
+  const world = hc.env.WORLD.getByName("world") as unknown as Remote<World>; // (RPC stub types recurse too deep for the compiler)
   const addItem = defineTool<{ item: string }>({
     name: "add_item",
     description: "Add an item to the list.",
@@ -219,7 +223,7 @@ const RESHAPED = new Set<string>();
 /** How far the run objects' store clock is ahead of the real one (the conformance suite moves it instead of sleeping). */
 let CLOCK_AHEAD = 0;
 
-const Base = defineRunObject<Env>({
+const Base = runObjectClass<Env>({
   leaseTtlMs: 400,
   clock: () => Date.now() + CLOCK_AHEAD,
   // "unsafe_" runs: the output gate trusted with an effect it does not hold
@@ -263,7 +267,7 @@ const Base = defineRunObject<Env>({
 export class RunObject extends Base {
   /** The Store the object's own host drives its run on, for the conformance suite (its runs are not hosted: no alarm drives them). */
   testLocal(method: string, args: unknown[]): Promise<unknown> {
-    // (protected in defineRunObject's class, which its declared type does not show)
+    // (protected in the class runObjectClass returns, which its declared type does not show)
     const host = this as unknown as { localStore(sync: boolean, hosted: boolean): Record<string, (...a: unknown[]) => Promise<unknown>> };
     const store = host.localStore(false, false);
     return wire(() => store[method]!(...args));
@@ -295,7 +299,7 @@ export class RunObject extends Base {
   }
   /** The scenario's world, the log of executions, and whether the planned crash happened. */
   async testWorld(runId: string): Promise<{ world: JsonValue; log: JsonValue; crashed: boolean; operatorCrashed?: boolean }> {
-    if (gated(runId)) return { ...(await (this.env.WORLD.getByName("world") as unknown as World).state(runId)), crashed: CRASHED.has(runId) };
+    if (gated(runId)) return { ...(await (this.env.WORLD.getByName("world") as unknown as Remote<World>).state(runId)), crashed: CRASHED.has(runId) };
     return { world: { items: JSON.parse(world(runId).getItem("world:items") ?? "[]") as JsonValue }, log: LOGS.get(runId) ?? [], crashed: CRASHED.has(runId), operatorCrashed: OP_CRASHED.has(runId) };
   }
 }
@@ -342,7 +346,7 @@ export default {
       const first = args[0] as { runId?: string } | string | undefined;
       const runId = typeof first === "string" ? first : (first?.runId ?? null);
       // A run-less call (artifacts, listing) may go to any object.
-      const stub = env.RUNS.getByName(runId ?? "local-store-any") as unknown as RunObject;
+      const stub = env.RUNS.getByName(runId ?? "local-store-any") as unknown as Remote<RunObject>;
       const r = (await stub.testLocal(method, args)) as { ok: boolean; value?: unknown; error?: unknown };
       return Response.json(r.ok ? { ok: true, value: encode(r.value ?? null) } : r);
     }
@@ -373,10 +377,10 @@ export default {
       return Response.json(await env.RUN_INDEX.getByName("index").sweep());
     }
     if (url.pathname === "/test/sql-from-v2") {
-      return Response.json(await (env.SQL_PROBE_V2.getByName(crypto.randomUUID()) as unknown as SqlProbeV2).fromV2());
+      return Response.json(await (env.SQL_PROBE_V2.getByName(crypto.randomUUID()) as unknown as Remote<SqlProbeV2>).fromV2());
     }
     if (url.pathname === "/test/sql-from-v1") {
-      return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as SqlProbe).fromV1());
+      return Response.json(await (env.SQL_PROBE.getByName(crypto.randomUUID()) as unknown as Remote<SqlProbe>).fromV1());
     }
     if (url.pathname === "/test/index-from-before-titles") {
       return Response.json(await (env.INDEX_PROBE.getByName(crypto.randomUUID()) as unknown as IndexProbe).fromBeforeTitles());
@@ -390,7 +394,7 @@ export default {
     }
     if (url.pathname.startsWith("/test/run/")) {
       const [, , , runId, action] = url.pathname.split("/");
-      const stub = env.RUNS.getByName(runId!) as unknown as RunObject;
+      const stub = env.RUNS.getByName(runId!) as unknown as Remote<RunObject>;
       const body = request.method === "POST" ? ((await request.json()) as { point?: string; task?: JsonValue }) : {};
       if (action === "plan") await stub.testPlan(runId!, body.point ?? null);
       if (action === "world") return Response.json(await stub.testWorld(runId!));

@@ -6,7 +6,7 @@
  * carrying the call's idempotency key and attempt. The observer (in the test
  * process) is the record of every effect that really happened.
  */
-import { defineRunObject, RunIndex, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { runObjectClass, RunIndex, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
 import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type SideEffect, type Tool } from "../../../src/index.js";
 
 interface Env extends WorkerEnv {
@@ -20,8 +20,7 @@ function effectTool(env: Env, runId: string, name: string, sideEffect: SideEffec
     name,
     description: `A ${sideEffect} tool whose effect the observer records.`,
     inputSchema: strictObject({ what: string("What to act on") }),
-    sideEffect,
-    ...(sideEffect === "read_only" ? { parallelSafe: true } : { permission: "allow" as const }),
+    ...(sideEffect === "read_only" ? { sideEffect, parallelSafe: true } : { sideEffect, permission: "allow" as const }),
     timeoutMs: 10_000,
     call: async (args, ctx) => {
       await new Promise((r) => setTimeout(r, 20 + (ctx.idempotencyKey.length * 7 + ctx.attempt * 13) % 120));
@@ -42,7 +41,7 @@ const TOOLS: [string, SideEffect][] = [
   ["wipe", "destructive"],
 ];
 
-export const RunObject = defineRunObject<Env>({
+export const RunObject = runObjectClass<Env>({
   leaseTtlMs: 2_000,
   tools: ({ env, runId }) => TOOLS.map(([name, sideEffect]) => effectTool(env, runId, name, sideEffect)),
   // An operator answers: every local mutation and destructive call asks first.

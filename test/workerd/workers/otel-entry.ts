@@ -6,8 +6,9 @@
  * cursor conformance suite.
  */
 import { DurableObject } from "cloudflare:workers";
-import { defineRunObject, RunIndex, sqlCursor, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
+import { runObjectClass, RunIndex, sqlCursor, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
 import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type JsonValue, type RunId, type Tool } from "../../../src/index.js";
+import type { Remote } from "./remote.js";
 
 interface Env extends WorkerEnv {
   readonly OTEL_ENDPOINT: string;
@@ -25,7 +26,7 @@ const add = defineTool<{ item: string }>({
 }) as Tool<never, unknown>;
 const look = defineTool({ name: "look", description: "Look at the list.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "a, b" }) as Tool<never, unknown>;
 
-const Base = defineRunObject<Env>({
+const Base = runObjectClass<Env>({
   leaseTtlMs: 400,
   agent: () => scriptedAgent([calls(call("add", { item: "a" })), calls(call("look"), call("look")), calls(call("add", { item: "b" })), calls(call("look")), final("done")]),
   tools: () => [add, look],
@@ -75,7 +76,7 @@ export default {
       return Response.json({ value: action === "get" ? await stub.get(args[0]) : ((await stub.set(args[0], args[1])) ?? null) });
     }
     if (test === "test" && kind === "otel") {
-      const stub = env.RUNS.getByName(name!) as unknown as RunObject;
+      const stub = env.RUNS.getByName(name!) as unknown as Remote<RunObject>;
       if (action === "host") return Response.json(await stub.host(name as RunId, ((await request.json()) as { task: JsonValue }).task));
       if (action === "reset") {
         // The reset reaches the caller as an error: the object is gone.

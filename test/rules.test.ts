@@ -1,0 +1,39 @@
+/**
+ * A rule written once (issue 28, item 6): each has one named home, and no
+ * other file of src/ or adapters/ writes it again. The test data of the
+ * testkit's conformance suites (journals of older versions, on purpose) is
+ * not a writer.
+ */
+import { readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { filesUnder, isSource } from "../scripts/lib/files.js";
+import { ID_PATTERN, ID_PATTERN_SOURCE, isId, NOT_ID_CHARS, parseRunId } from "../src/ids.js";
+
+const root = resolve(import.meta.dirname, "..");
+
+const files = [...filesUnder(join(root, "src"), isSource), ...filesUnder(join(root, "adapters"), isSource)].map((f) => ({ file: relative(root, f), text: readFileSync(f, "utf8") }));
+
+/** The files that write a rule (by a pattern of its text), but its home. */
+const elsewhere = (pattern: RegExp, home: string, exempt: (file: string) => boolean = () => false) => files.filter((f) => f.file !== home && !exempt(f.file) && pattern.test(f.text)).map((f) => f.file);
+
+describe("rules written once", () => {
+  it("the id pattern lives in src/ids.ts", () => {
+    expect(files.length).toBeGreaterThan(200);
+    expect(elsewhere(/A-Za-z0-9_\.:-/, "src/ids.ts")).toEqual([]);
+    expect(files.find((f) => f.file === "src/ids.ts")!.text).toMatch(/A-Za-z0-9_\.:-/);
+  });
+
+  it("the id pattern's RegExp, its source and its complement say the same", () => {
+    expect(ID_PATTERN.source).toBe(ID_PATTERN_SOURCE);
+    for (const id of ["r", "run_1.a:b-c", "x".repeat(128)]) expect([isId(id), ID_PATTERN.test(id), parseRunId(id)]).toEqual([true, true, id]);
+    for (const id of ["", "x".repeat(129), "a b", "é", "a/b", 7, null]) expect(isId(id)).toBe(false);
+    expect("a b/é:c".replace(NOT_ID_CHARS, "_")).toBe("a_b__:c");
+    expect(isId("a b/é:c".replace(NOT_ID_CHARS, "_"))).toBe(true);
+  });
+
+  it("events are written at JOURNAL_VERSION, never at a literal version", () => {
+    const conformanceData = (f: string) => f.startsWith("src/testkit/");
+    expect(elsewhere(/\bv: [0-9]+, at\b/, "src/journal/events.ts", conformanceData)).toEqual([]);
+  });
+});
