@@ -1,15 +1,7 @@
 import { IsoagentError, type IsoagentErrorCode } from "../errors.js";
 
-/** The codes a strict JSON check can refuse with. */
-export type JsonErrorCode = Extract<
-  IsoagentErrorCode,
-  | "JSON_SYNTAX"
-  | "JSON_TOO_DEEP"
-  | "JSON_INVALID_UTF8"
-  | "JSON_LONE_SURROGATE"
-  | "JSON_DUPLICATE_KEY"
-  | "JSON_NUMBER_OUT_OF_RANGE"
->;
+/** The codes a strict JSON check can refuse with: every `JSON_` code but the serializer's. */
+export type JsonErrorCode = Exclude<Extract<IsoagentErrorCode, `JSON_${string}`>, "JSON_NOT_SERIALIZABLE">;
 
 /**
  * Where in the input a refusal was found. `offset` counts UTF-16 code units

@@ -14,10 +14,9 @@
  * })
  * ```
  */
-import { IsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import type { ExportCursor } from "../otel/exporter.js";
-import type { ConformanceSkip } from "./store-conformance.js";
+import { ConformanceFailure, registerCases, type ConformanceSkip } from "./conformance.js";
 
 /** A fresh cursor, and how to open it again on the same storage (a reload, a new incarnation of the object). */
 export interface CursorUnderTest {
@@ -35,14 +34,6 @@ export interface CursorConformanceOptions {
   readonly skip?: readonly ConformanceSkip[];
   /** Registers one test: vitest's `it`, node:test's `test`, ... */
   readonly test: (name: string, fn: () => Promise<void>) => void;
-}
-
-/** A check of the suite that failed. Code `CONFORMANCE_FAILED`. */
-class ConformanceFailure extends IsoagentError {
-  constructor(message: string) {
-    super("CONFORMANCE_FAILED", message);
-    this.name = "ConformanceFailure";
-  }
 }
 
 async function expectAt(cursor: ExportCursor, runId: RunId, seq: number, what: string): Promise<void> {
@@ -111,29 +102,5 @@ export const CURSOR_CASES: Readonly<Record<string, CursorCase>> = {
  * a skip names a real case and gives a reason, or the suite fails.
  */
 export function runCursorConformance(options: CursorConformanceOptions): void {
-  const skipped = new Map<string, string>();
-  for (const s of options.skip ?? []) {
-    if (typeof s.reason !== "string" || s.reason.trim() === "") {
-      throw new Error(`runCursorConformance(${options.name}): a skip without a reason (${s.tests.join(", ")})`);
-    }
-    for (const t of s.tests) {
-      if (!(t in CURSOR_CASES)) throw new Error(`runCursorConformance(${options.name}): no case named ${JSON.stringify(t)} to skip`);
-      skipped.set(t, s.reason);
-    }
-  }
-  for (const [name, run] of Object.entries(CURSOR_CASES)) {
-    const reason = skipped.get(name);
-    if (reason !== undefined) {
-      options.test(`${options.name}: ${name} (skipped: ${reason})`, async () => {});
-      continue;
-    }
-    options.test(`${options.name}: ${name}`, async () => {
-      const c = await options.create();
-      try {
-        await run(c);
-      } finally {
-        await c.dispose?.();
-      }
-    });
-  }
+  registerCases("runCursorConformance", options, CURSOR_CASES);
 }

@@ -13,7 +13,8 @@
  * })
  * ```
  */
-import { IsoagentError, isIsoagentError } from "../errors.js";
+import { isIsoagentError } from "../errors.js";
+import { ConformanceFailure, registerCases, type ConformanceSkip } from "./conformance.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { sealAfter } from "./chain.js";
 import { seal, type JournalEvent, type RunCreated, type UnsealedEvent } from "../journal/index.js";
@@ -21,6 +22,8 @@ import type { Lease, RunFilter, RunSummary, Store } from "../store/index.js";
 import { sha256HexSync, type JsonValue } from "../json/index.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
 import { MOVE_CASES } from "./move-conformance.js";
+
+export type { ConformanceSkip } from "./conformance.js";
 
 /** A fresh store, and a way to let its clock move on by `ms` (a manual clock, or a real wait). */
 export interface StoreUnderTest {
@@ -30,12 +33,6 @@ export interface StoreUnderTest {
   dispose?(): Promise<void>;
 }
 
-/** Tests to skip, and why. A skip without a reason fails the suite. */
-export interface ConformanceSkip {
-  readonly tests: readonly string[];
-  readonly reason: string;
-}
-
 /** What `runStoreConformance` runs: a name for the suite, a factory for a fresh store under test, the cases to skip (each with its reason), and the test runner's `test`. */
 export interface StoreConformanceOptions {
   readonly name: string;
@@ -43,14 +40,6 @@ export interface StoreConformanceOptions {
   readonly skip?: readonly ConformanceSkip[];
   /** Registers one test: vitest's `it`, node:test's `test`, ... */
   readonly test: (name: string, fn: () => Promise<void>) => void;
-}
-
-/** A check of the suite that failed. Code `CONFORMANCE_FAILED`. */
-class ConformanceFailure extends IsoagentError {
-  constructor(message: string) {
-    super("CONFORMANCE_FAILED", message);
-    this.name = "ConformanceFailure";
-  }
 }
 
 function check(ok: boolean, what: string): asserts ok {
@@ -364,29 +353,5 @@ export const STORE_CASES: Readonly<Record<string, StoreCase>> = {
  * isoagent runs it; so can yours.
  */
 export function runStoreConformance(options: StoreConformanceOptions): void {
-  const skipped = new Map<string, string>();
-  for (const s of options.skip ?? []) {
-    if (typeof s.reason !== "string" || s.reason.trim() === "") {
-      throw new Error(`runStoreConformance(${options.name}): a skip without a reason (${s.tests.join(", ")})`);
-    }
-    for (const t of s.tests) {
-      if (!(t in STORE_CASES)) throw new Error(`runStoreConformance(${options.name}): no case named ${JSON.stringify(t)} to skip`);
-      skipped.set(t, s.reason);
-    }
-  }
-  for (const [name, run] of Object.entries(STORE_CASES)) {
-    const reason = skipped.get(name);
-    if (reason !== undefined) {
-      options.test(`${options.name}: ${name} (skipped: ${reason})`, async () => {});
-      continue;
-    }
-    options.test(`${options.name}: ${name}`, async () => {
-      const s = await options.create();
-      try {
-        await run(s);
-      } finally {
-        await s.dispose?.();
-      }
-    });
-  }
+  registerCases("runStoreConformance", options, STORE_CASES);
 }
