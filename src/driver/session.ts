@@ -9,71 +9,34 @@
  * its effect), right after a call that is not read_only finishes, and before
  * the session stops. A read_only call's outcome rides with the next
  * decision, so a read-only step costs one append.
+ *
+ * The session is built in layers, one concern each: the lease it holds and
+ * how it stopped (lease-keeper.ts, stop.ts), the journal it writes
+ * (journal-writer.ts), the calls it runs and recovers (session-calls.ts);
+ * here, how a drive opens, loops, decides and stops.
  */
 import type { AgentDecision, AgentError } from "../agents/index.js";
-import { IsoagentError, isIsoagentError } from "../errors.js";
+import { isIsoagentError } from "../errors.js";
 import type { RunId } from "../ids.js";
-import type { JsonValue } from "../json/index.js";
-import { apply, JOURNAL_VERSION, pendingApprovals, reduce, seal, TERMINAL_STATUSES, verifyChain, type CallState, type Interruption, type JournalEvent, type RunState, type UnsealedEvent } from "../journal/index.js";
-import { STORE_FAILURE_CODES, type Lease, type StoreError, type StoreErrorCode } from "../store/index.js";
-import { isJournalError, JournalError } from "../journal/errors.js";
-import { after, newAbortController, type AbortSignalLike } from "../web.js";
+import { JOURNAL_VERSION, TERMINAL_STATUSES } from "../journal/index.js";
+import { STORE_FAILURE_CODES, type StoreError, type StoreErrorCode } from "../store/index.js";
+import { JournalError } from "../journal/errors.js";
+import type { AbortSignalLike } from "../web.js";
 import type { DriverContext } from "./context.js";
-import { runTool } from "../call/execute.js";
-import { Gate, toDecision } from "../call/gate.js";
+import { toDecision } from "../call/gate.js";
 import { idempotencyKey } from "./keys.js";
 import { compact, estimate } from "./compaction.js";
 import { loadState } from "../store/load.js";
 import { outcomeOf } from "./outcome.js";
-import { recover } from "./recovery.js";
-import { isCrash, type FaultPoint, type RunOutcome } from "./types.js";
-
-/** Thrown inside a session when its lease is gone: it must stop writing at once. */
-const leaseLost = (): IsoagentError => new IsoagentError("LEASE_LOST", "");
-/** Thrown inside a session when the driver's own signal is aborted. */
-const signalled = (): IsoagentError => new IsoagentError("RUN_INTERRUPTED", "");
+import { SessionCalls } from "./session-calls.js";
+import { signalled, type Stop } from "./stop.js";
+import { isCrash, type RunOutcome } from "./types.js";
 
 export { idempotencyKey };
 
-export class Session {
-  private state: RunState;
-  private committed: { seq: number; hash: string };
-  private pending: JournalEvent[] = [];
-  private lost = false;
-  private crashed = false;
-  private ended = false;
-  private failed: { code: string; message: string } | undefined;
-  private lastSnapshot: number;
-  private readonly agentAbort = newAbortController();
-  private cancelRenewal: (() => void) | undefined;
-  /** When the lease is next due for renewal, by the driver's clock. */
-  private renewDue = 0;
-  /** When each call (or preview) in flight may end at the latest, by the driver's clock: the lease covers them (see {@link cover}). */
-  private readonly covers: number[] = [];
-  /** Until when the lease is held at least, by the driver's clock: when its last acquisition or renewal was asked for, plus the time to live asked. */
-  private heldUntil = 0;
-  private readonly gate: Gate;
-  /** How the drive before this one ended, when it never released the run (the lease this one took over). */
-  private readonly lastEnd: Pick<Interruption, "cause" | "holder" | "expiresAt">;
+export class Session extends SessionCalls {
   /** Set while a takeover has not asked the model yet: what ran since the resume is written before it is asked. */
-  private recovering: boolean;
-
-  private constructor(
-    private readonly ctx: DriverContext,
-    private lease: Lease,
-    state: RunState,
-    private readonly signal: AbortSignalLike | undefined,
-  ) {
-    this.state = state;
-    this.committed = { seq: state.seq, hash: state.hash };
-    this.lastSnapshot = state.seq;
-    this.gate = new Gate({ ctx, state: () => this.state, push: (e) => this.push(e), cover: (ms) => this.cover(ms) });
-    const took = lease.took;
-    this.recovering = took !== undefined;
-    // Taken over before it ran out (by the store's clock, when this lease was issued): its holder is known to have stopped.
-    this.lastEnd =
-      took === undefined ? { cause: "released" } : { cause: took.expiresAt > lease.expiresAt - ctx.leaseTtlMs ? "lease_broken" : "lease_expired", holder: took.holder, expiresAt: took.expiresAt };
-  }
+  private recovering = this.lease.took !== undefined;
 
   /** Takes the run's lease and loads it; null when another driver holds the lease. */
   static async open(ctx: DriverContext, runId: RunId, signal: AbortSignalLike | undefined): Promise<Session | null> {
@@ -92,105 +55,6 @@ export class Session {
     }
   }
 
-  // ---- journal -----------------------------------------------------------
-
-  /** Seals an event after the current head and applies it. */
-  private push(e: UnsealedEvent): void {
-    const sealed = seal(e, this.state.seq + 1, this.state.hash);
-    apply(this.state, sealed);
-    this.pending.push(sealed);
-  }
-
-  /** Events of a v2 shape are stamped v2; those of a later shape, the version that has it. */
-  private event<T extends UnsealedEvent["type"]>(type: T, fields: Omit<Extract<UnsealedEvent, { type: T }>, "type" | "v" | "at">, v = 2): void {
-    this.push({ v, at: this.ctx.clock.now(), type, ...fields } as unknown as UnsealedEvent);
-  }
-
-  /**
-   * Appends what is pending. When the journal moved (an operator answered or
-   * cancelled), reloads it and replays what is pending on top: after a
-   * cancellation, only the outcomes of calls already in flight are kept, as
-   * late outcomes.
-   */
-  private async flush(): Promise<void> {
-    if (this.pending.length > 0) await this.renewIfDue();
-    for (let attempt = 0; this.pending.length > 0; attempt++) {
-      if (this.lost) throw leaseLost();
-      try {
-        const head = await this.ctx.store.append(this.state.runId, this.pending, { expectedSeq: this.committed.seq, lease: this.lease }, this.state.status);
-        this.committed = head;
-        this.pending = [];
-        this.ctx.notify(this.state.runId, "append");
-        await this.maybeSnapshot();
-        return;
-      } catch (e) {
-        if (isIsoagentError(e, "LEASE_NOT_HELD")) {
-          this.lost = true;
-          this.pending = [];
-          throw leaseLost();
-        }
-        if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;
-        // What is pending may compact the transcript: then the fresh state needs the whole of it.
-        await this.replayOnto(await loadState(this.ctx.store, this.state.runId, { transcript: this.pending.some((e) => e.type === "context.compacted") }));
-      }
-    }
-  }
-
-  private async replayOnto(fresh: RunState): Promise<void> {
-    const mine = this.pending.map(({ seq: _s, prev: _p, hash: _h, ...rest }) => rest as UnsealedEvent);
-    this.state = fresh;
-    this.committed = { seq: fresh.seq, hash: fresh.hash };
-    this.pending = [];
-    if (TERMINAL_STATUSES.has(fresh.status)) {
-      this.ended = true;
-      for (const e of mine) {
-        if (e.type === "call.finished") this.push({ ...e, late: true });
-      }
-      return;
-    }
-    for (const e of mine) {
-      try {
-        this.push(e);
-      } catch (err) {
-        // An operator's answer made the rest of our batch moot: drop it, and
-        // let the loop decide again from the journal.
-        if (isJournalError(err)) return;
-        throw err;
-      }
-    }
-  }
-
-  /**
-   * A snapshot holds the state, every `snapshotEvery` events, so a resume
-   * reads the snapshot and the tail after it, never the whole journal.
-   * With a context budget it holds the model-facing transcript too (kept
-   * short by the budget), so a resume that asks the agent reads nothing
-   * more. Without one the transcript grows with the run, so the snapshot
-   * leaves it out (transcriptOmitted): a resume that only waits stays
-   * constant in the journal's length, and one that asks the agent rebuilds
-   * the transcript from the journal once (its request is as long anyway).
-   */
-  private async maybeSnapshot(): Promise<void> {
-    const omit = this.ctx.context === undefined || this.state.transcriptOmitted === true;
-    if (this.state.seq - this.lastSnapshot < (omit ? this.ctx.snapshotEvery : Math.max(this.ctx.snapshotEvery, this.state.transcript.length))) return;
-    this.lastSnapshot = this.state.seq;
-    const state = JSON.parse(JSON.stringify(omit ? { ...this.state, transcript: [], transcriptOmitted: true } : this.state)) as RunState;
-    await this.ctx.store.putSnapshot(this.state.runId, { seq: this.state.seq, hash: this.state.hash, state });
-  }
-
-  /** The whole transcript, rebuilt from the journal when the state came from a snapshot that left it out. */
-  private async ensureTranscript(): Promise<void> {
-    if (this.state.transcriptOmitted !== true) return;
-    const stored = await this.ctx.store.read(this.state.runId);
-    verifyChain(stored);
-    const full = reduce([...stored, ...this.pending]);
-    if (full.seq !== this.state.seq || full.hash !== this.state.hash) throw new JournalError("JOURNAL_INVALID", `run ${this.state.runId}'s journal ends at event ${full.seq}, its state at ${this.state.seq}`);
-    this.state.transcript = full.transcript;
-    if (full.lastUsage === undefined) delete this.state.lastUsage;
-    else this.state.lastUsage = full.lastUsage;
-    delete this.state.transcriptOmitted;
-  }
-
   // ---- context ---------------------------------------------------------------
 
   /**
@@ -204,7 +68,7 @@ export class Session {
     const now = estimate(this.state, this.ctx.toolsTokens);
     if (reason === "budget" && now <= options.budgetTokens) return false;
     const c = await compact(this.ctx, this.state, options, reason, this.ctx.toolsTokens, this.agentAbort.signal);
-    if (this.lost) throw leaseLost();
+    this.checkLease();
     if (c === undefined) return false;
     this.event("context.compacted", c);
     return true;
@@ -215,50 +79,51 @@ export class Session {
   /** Drives the run until it ends, waits for an operator, or this driver must stop. */
   async drive(): Promise<RunOutcome> {
     let stopped: RunOutcome["stopped"];
+    let stop: Stop | undefined;
     // A run that has ended, or waits for an operator, is not touched: no
     // run.resumed for a resume that cannot move it. A wait for an approval
     // asked under another policy moves: the call is decided again.
     if (TERMINAL_STATUSES.has(this.state.status) || (this.state.status === "waiting" && !this.gate.hasStale())) {
       await this.ctx.store.releaseLease(this.lease);
-      return this.outcome(undefined);
+      return outcomeOf(this.state, undefined);
     }
     this.startRenewal();
     try {
       await this.resumed();
       stopped = await this.loop();
     } catch (e) {
-      if (isCrash(e)) {
-        this.crashed = true;
-        stopped = "crashed";
-      } else if (isIsoagentError(e, "LEASE_LOST")) stopped = "lease_lost";
+      // A crash is the stop, even of a session that had lost its lease.
+      if (isCrash(e)) this.stop = { kind: "crashed" };
       else if (isIsoagentError(e, "RUN_INTERRUPTED")) stopped = "signal";
-      else if (this.stoppedByStore(e)) stopped = "store_error";
-      else throw e;
+      // (A lease lost is the stop already.)
+      else if (!isIsoagentError(e, "LEASE_LOST") && !this.stoppedByStore(e)) throw e;
     } finally {
       this.cancelRenewal?.();
-      if (this.failed === undefined && !this.crashed && !this.lost) {
+      if (this.stop === undefined) {
         try {
           await this.flush();
         } catch (e) {
           // The last flush meets a failing store as the loop does: a stop, not a throw.
-          if (this.stoppedByStore(e)) stopped = "store_error";
-          else if (!isIsoagentError(e, "LEASE_LOST")) throw e;
+          if (!isIsoagentError(e, "LEASE_LOST") && !this.stoppedByStore(e)) throw e;
         }
       }
-      // A lease lost anywhere (the loop, its last flush, a renewal) is the stop.
-      if (this.lost && !this.crashed) stopped = "lease_lost";
+      // A lease lost anywhere (the loop, its last flush, a renewal) is the stop; what
+      // the stop is now is what the drive reports (a renewal still in flight may end later).
+      stop = this.stop;
       // A failing store may refuse the release too; a lease lost or crashed is not ours to release.
-      if (this.failed !== undefined) await this.ctx.store.releaseLease(this.lease).catch(() => {});
-      else if (!this.crashed && !this.lost) await this.ctx.store.releaseLease(this.lease);
+      if (stop?.kind === "store_error") await this.ctx.store.releaseLease(this.lease).catch(() => {});
+      else if (stop === undefined) await this.ctx.store.releaseLease(this.lease);
     }
     // A drive the store stopped, that lost its lease or crashed, reports the
     // run as the store holds it, as a busy one does (what was applied in memory but
     // never written is not reported), or, when the store cannot even be
     // read, as far as it was committed.
-    if (this.failed !== undefined || stopped === "lease_lost" || stopped === "crashed") return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stopped, this.failed);
+    if (stop !== undefined) {
+      return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stop.kind, stop.error);
+    }
     // After the last flush: what it appended, or dropped when an operator's
     // answer made it moot, is what the outcome reports.
-    return this.outcome(stopped);
+    return outcomeOf(this.state, stopped);
   }
 
   /**
@@ -268,7 +133,8 @@ export class Session {
    */
   private stoppedByStore(e: unknown): boolean {
     if (!(isIsoagentError(e) && STORE_FAILURE_CODES.has(e.code as StoreErrorCode))) return false;
-    this.failed = { code: e.code, message: e.message };
+    // A lease lost before stays the stop.
+    this.stop ??= { kind: "store_error", error: { code: e.code, message: e.message } };
     this.pending = [];
     return true;
   }
@@ -298,8 +164,8 @@ export class Session {
   private async loop(): Promise<RunOutcome["stopped"]> {
     const { limits } = this.state;
     for (;;) {
-      if (this.lost) throw leaseLost();
-      if (this.ended || TERMINAL_STATUSES.has(this.state.status)) return undefined;
+      this.checkLease();
+      if (TERMINAL_STATUSES.has(this.state.status)) return undefined;
       if (this.signal?.aborted === true) return "signal";
       if (limits.runTimeoutMs > 0 && this.ctx.clock.now() >= this.state.createdAt + limits.runTimeoutMs) {
         this.event("run.failed", { reason: "deadline", detail: `the run did not finish within ${limits.runTimeoutMs} ms` });
@@ -357,7 +223,7 @@ export class Session {
       } catch (e) {
         this.ctx.progress.clear(this.state.runId);
         if (isCrash(e)) throw e;
-        if (this.lost) throw leaseLost();
+        this.checkLease();
         if (this.signal?.aborted === true) throw signalled();
         const agentError = isIsoagentError(e, "AGENT_ERROR") ? (e as AgentError) : undefined;
         if (agentError?.contextExceeded) {
@@ -377,7 +243,7 @@ export class Session {
       }
     }
     this.ctx.progress.clear(this.state.runId);
-    if (this.lost) throw leaseLost();
+    this.checkLease();
     const normalized = toDecision(decision, step);
     if (typeof normalized === "string") {
       this.event("run.failed", { reason: "agent_error", detail: `the agent returned a decision the runtime cannot use: ${normalized}` });
@@ -390,170 +256,6 @@ export class Session {
     }
     for (const call of this.state.current!.calls) await this.gate.evaluate(step, call);
     return "ok";
-  }
-
-  // ---- recovery ------------------------------------------------------------------
-
-  private recoverCall(step: number, call: CallState): Promise<void> {
-    return recover(
-      {
-        ctx: this.ctx,
-        gate: this.gate,
-        runId: () => this.state.runId,
-        event: (type, fields) => this.event(type, fields as never),
-        ended: this.lastEnd,
-        checkLease: () => {
-          if (this.lost) throw leaseLost();
-        },
-      },
-      step,
-      call,
-    );
-  }
-
-  // ---- execution ---------------------------------------------------------------------
-
-  private async execute(step: number, group: CallState[]): Promise<void> {
-    const runId = this.state.runId;
-    const starts = group.map((call) => {
-      const attempt = call.attempt + 1;
-      const key = idempotencyKey(runId, step, call.callId);
-      this.event("call.started", { step, callId: call.callId, attempt, idempotencyKey: key });
-      return { call, attempt, key, entry: this.ctx.tools.get(call.name)! };
-    });
-    for (const s of starts) await this.fault("before_start_append", step, s.call);
-    await this.flush();
-    // Run only what the journal now says was started: an operator may have
-    // cancelled the run before this append landed.
-    const live = starts.filter((s) => {
-      const c = this.state.current?.step === step ? this.state.current.calls.find((x) => x.callId === s.call.callId) : undefined;
-      return !this.ended && !TERMINAL_STATUSES.has(this.state.status) && c?.status === "started" && c.attempt === s.attempt;
-    });
-    if (live.length === 0) return;
-    starts.length = 0;
-    starts.push(...live);
-    // A side effect waits until its start is durable, on stores that confirm later.
-    if (this.ctx.store.confirm !== undefined && starts.some((s) => s.entry.compiled.sideEffect !== "read_only")) await this.ctx.store.confirm();
-    for (const s of starts) await this.fault("after_start_append", step, s.call);
-    const uncover = await this.cover(Math.max(...starts.map((s) => s.entry.compiled.timeoutMs)));
-    const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal, artifacts: () => this.state.artifacts };
-    const outcomes = await Promise.all(starts.map((s) => runTool({ ...x, answer: this.answerFor(s.call, s.attempt) }, step, s.call, s.attempt, s.key, s.entry))).finally(uncover);
-    if (this.lost) throw leaseLost();
-    let flushNow = false;
-    let interrupted = false;
-    for (let k = 0; k < starts.length; k++) {
-      const s = starts[k]!;
-      const o = outcomes[k]!;
-      await this.fault("after_effect", step, s.call);
-      this.event("call.finished", { step, callId: s.call.callId, attempt: s.attempt, observation: o.observation, ...(o.activity === undefined ? {} : { activity: o.activity }) });
-      if (o.abort !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.failed", { reason: "tool_abort", detail: o.abort });
-      if (o.complete !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.completed", { output: o.complete });
-      if (s.entry.compiled.sideEffect !== "read_only" || o.abort !== undefined || o.complete !== undefined) flushNow = true;
-      if (o.interrupted === true) interrupted = true;
-    }
-    // The outcome of a side effect is journaled before anything else happens;
-    // an interrupted call's too, though the driver's own signal is aborted.
-    if (flushNow || interrupted) await this.flush();
-    for (const s of starts) await this.fault("after_finish_append", step, s.call);
-    if (interrupted) throw signalled();
-  }
-
-  /** The testkit's fault injection, when there is one. */
-  private async fault(point: FaultPoint, step: number, call: CallState): Promise<void> {
-    const faults = this.ctx.faults;
-    if (faults !== undefined) await faults.at(point, { runId: this.state.runId, step, callId: call.callId, tool: call.name });
-  }
-
-  /** What a person answered when approving this call (the latest answer, for an attempt run again after a crash). */
-  private answerFor(call: CallState, attempt: number): { text: string; by: string } | undefined {
-    let found: { text: string; by: string } | undefined;
-    for (const a of Object.values(this.state.approvals)) {
-      const r = a.request;
-      if (r.kind === "call" && r.step === this.state.current?.step && r.callId === call.callId && r.attempt <= attempt && a.status === "approved" && a.answer !== undefined) {
-        found = { text: a.answer, by: a.by ?? "" };
-      }
-    }
-    return found;
-  }
-
-  // ---- lease -------------------------------------------------------------------------
-
-  private renewEvery(): number {
-    return Math.max(1, Math.floor(this.ctx.leaseTtlMs / 3));
-  }
-
-  /**
-   * Renews by a timer, a third of the lease's time to live apart. A run whose
-   * agent and tools answer at once never yields to timers (every await is a
-   * microtask), so {@link flush} also renews inline when renewal is due.
-   */
-  private startRenewal(): void {
-    const every = this.renewEvery();
-    this.renewDue = this.ctx.clock.now() + every;
-    const tick = (): void => {
-      this.cancelRenewal = after(every, () => void this.renew().then(() => this.lost || tick()));
-    };
-    tick();
-  }
-
-  private async renewIfDue(): Promise<void> {
-    if (!this.lost && this.ctx.clock.now() >= this.renewDue) await this.renew();
-  }
-
-  /**
-   * The lease cover (issue 26). A call may block the event loop up to its
-   * timeout (a tool that computes synchronously, an interpreter that cannot
-   * be interrupted), and no renewal timer fires meanwhile: before it starts,
-   * the lease must outlast the timeout by a renewal period, and every
-   * renewal until the call ends keeps that much. When the lease already
-   * does (a timeout short beside the lease's time to live), nothing is
-   * asked of the store; otherwise it is renewed for longer, and the flush
-   * after the call brings it back to its own time to live. The price: a
-   * driver that dies during a long call leaves the run to another owner
-   * only after the call's timeout has passed (the call may still be running
-   * there). Returns what ends the cover; a lease lost stops the session
-   * before the call starts.
-   */
-  private async cover(timeoutMs: number): Promise<() => void> {
-    const until = this.ctx.clock.now() + timeoutMs;
-    this.covers.push(until);
-    const extend = until + this.renewEvery() > this.heldUntil;
-    if (extend) await this.renew();
-    if (this.lost) throw leaseLost();
-    return () => {
-      this.covers.splice(this.covers.indexOf(until), 1);
-      if (extend) this.renewDue = 0;
-    };
-  }
-
-  /** The time to live a renewal asks for: the lease's own, or enough to outlast every covered call by a renewal period. */
-  private ttl(): number {
-    return Math.max(this.ctx.leaseTtlMs, Math.max(0, ...this.covers) + this.renewEvery() - this.ctx.clock.now());
-  }
-
-  private async renew(): Promise<void> {
-    const asked = this.ctx.clock.now();
-    const ttl = this.ttl();
-    this.renewDue = asked + this.renewEvery();
-    try {
-      const renewed = await this.ctx.store.renewLease(this.lease, ttl);
-      if (renewed === null) this.loseLease();
-      else {
-        this.lease = renewed;
-        this.heldUntil = asked + ttl;
-      }
-    } catch {
-      this.loseLease();
-    }
-  }
-
-  private loseLease(): void {
-    this.lost = true;
-    this.agentAbort.abort(new Error("lease lost"));
-  }
-
-  private outcome(stopped: RunOutcome["stopped"]): RunOutcome {
-    return outcomeOf(this.state, stopped, this.failed);
   }
 }
 

@@ -6,7 +6,8 @@
  * survives costs seconds, not the whole suite. Each area keeps its own
  * incremental results, so `npm run mutate -- <area>` reruns one.
  *
- * session.ts is in scope only where it recovers and executes calls: the
+ * The session (src/driver/session.ts and its layers) is in scope only
+ * where it writes its journal, stops, recovers and executes calls: the
  * line ranges of those methods, found by name when the config loads.
  */
 import { readFileSync } from "node:fs";
@@ -19,7 +20,7 @@ import { readFileSync } from "node:fs";
 function methods(file, names) {
   const lines = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8").split("\n");
   return names.map((name) => {
-    const start = lines.findIndex((l) => new RegExp(`^  (?:(?:private|static|async|readonly) )*${name}\\(`).test(l));
+    const start = lines.findIndex((l) => new RegExp(`^  (?:(?:private|protected|static|async|readonly) )*${name}\\(`).test(l));
     if (start < 0) throw new Error(`${file} has no method ${name}`);
     const end = lines.findIndex((l, k) => k > start && l === "  }");
     return `${file}:${start + 1}-${end + 1}`;
@@ -50,7 +51,7 @@ export const AREAS = {
     tests: ["test/store/**/*.test.ts", "test/driver/lease-race.test.ts", "test/testkit/crash.test.ts", "test/driver/snapshots.test.ts", "test/driver/compaction.test.ts", "test/move/move.test.ts", "test/move/bundle.test.ts", "test/move/handover.test.ts"],
   },
   driver: {
-    what: "the gate, recovery, execution (src/call/: gate.ts, execute.ts, classify.ts, invoke.ts; src/driver/: recovery.ts, and session.ts where it executes and recovers)",
+    what: "the gate, recovery, execution (src/call/: gate.ts, execute.ts, classify.ts, invoke.ts; src/driver/: recovery.ts, and the session where it executes and recovers)",
     mutate: [
       "src/call/gate.ts",
       "src/driver/recovery.ts",
@@ -59,9 +60,11 @@ export const AREAS = {
       "src/call/classify.ts",
       // one call of a tool under its timeout (split out of execute.ts)
       "src/call/invoke.ts",
-      // session.ts: the journal writer's replay after a conflict, how a drive
+      // the session: the journal writer's replay after a conflict, how a drive
       // stops and its last flush, recovering a started call, executing calls
-      ...methods("src/driver/session.ts", ["flush", "replayOnto", "drive", "recoverCall", "execute", "fault", "answerFor"]),
+      ...methods("src/driver/journal-writer.ts", ["flush", "replayOnto"]),
+      ...methods("src/driver/session.ts", ["drive"]),
+      ...methods("src/driver/session-calls.ts", ["recoverCall", "execute", "fault", "answerFor"]),
     ],
     tests: ["test/driver/**/*.test.ts", "test/gate/**/*.test.ts", "test/testkit/crash.test.ts", "test/http/**/*.test.ts"],
   },
