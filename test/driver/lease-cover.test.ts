@@ -37,7 +37,7 @@ function renewalsStore(): Store & { ttls: number[] } {
 }
 
 /** A tool that blocks the loop for BLOCK ms, recording the longest renewal asked before it started. */
-function blocker(store: Store & { ttls: number[] }, seen: { covered?: number }, options: { parallelSafe?: boolean; name?: string; preview?: boolean } = {}): Tool<Record<string, never>, string> {
+function blocker(store: Store & { ttls: number[] }, seen: { covered?: number }, options: { parallelSafe?: boolean; name?: string; preview?: boolean; blockMs?: number } = {}): Tool<Record<string, never>, string> {
   return defineTool<Record<string, never>, string>({
     name: options.name ?? "crunch",
     description: "Computes for a while, synchronously.",
@@ -56,7 +56,7 @@ function blocker(store: Store & { ttls: number[] }, seen: { covered?: number }, 
       : {}),
     call: async () => {
       seen.covered = Math.max(0, ...store.ttls);
-      block(BLOCK);
+      block(options.blockMs ?? BLOCK);
       return "computed";
     },
   });
@@ -81,7 +81,9 @@ describe("the lease covers a call up to its timeout", () => {
     const store = renewalsStore();
     const a: { covered?: number } = {};
     const b: { covered?: number } = {};
-    const tools = [blocker(store, a, { parallelSafe: true, name: "crunch_a" }), blocker(store, b, { parallelSafe: true, name: "crunch_b" })] as Tool<never, unknown>[];
+    // The two block the loop one after the other (synchronous code runs whole), so together they
+    // take 2 s of the one cover (the longest timeout, 3 s): 1.5 s each left no slack on a loaded machine.
+    const tools = [blocker(store, a, { parallelSafe: true, name: "crunch_a", blockMs: 1000 }), blocker(store, b, { parallelSafe: true, name: "crunch_b", blockMs: 1000 })] as Tool<never, unknown>[];
     const driver = createDriver({ store, leaseTtlMs: TTL, tools, agent: scriptedAgent([calls(call("crunch_a", {}), call("crunch_b", {})), final("done")]) });
     const outcome = await driver.start("t");
     expect([outcome.status, outcome.stopped]).toEqual(["completed", undefined]);
