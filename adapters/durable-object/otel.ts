@@ -9,6 +9,7 @@
  */
 import type { JournalEvent, RunId } from "../../src/index.js";
 import { otlpExporter, type ExportCursor, type ExportResult, type OtlpExporter, type OtlpExporterOptions } from "../../src/otel/index.js";
+import { message } from "./wire.js";
 
 /**
  * How a run object exports its run's spans: where, and how often. Given by
@@ -184,5 +185,3 @@ export class RunExport {
     this.retryAt = 0;
   }
 }
-
-const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));

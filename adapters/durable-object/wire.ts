@@ -29,3 +29,6 @@ export function unwire<T>(r: Wire<T>): T {
   if (STORE_CODES.has(code)) throw new StoreError(code as StoreErrorCode, message, actualSeq === undefined ? {} : { actualSeq });
   throw new IsoagentError(code as IsoagentErrorCode, message);
 }
+
+/** An error as the logs say it: its message, or the thrown value as text. */
+export const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
