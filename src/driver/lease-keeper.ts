@@ -45,17 +45,11 @@ export abstract class LeaseKeeper {
   protected startRenewal(): void {
     const every = this.renewEvery();
     this.renewDue = this.ctx.clock.now() + every;
-    // Cancelled also stops a renewal in flight from arming the next one (the session ended or crashed meanwhile).
-    let on = true;
-    let cancel: () => void;
+    // A renewal in flight when the session ends (it cancels, and forgets, the renewal) arms no next one.
     const tick = (): void => {
-      cancel = after(every, () => void this.renew().then(() => on && this.stop?.kind !== "lease_lost" && tick()));
+      this.cancelRenewal = after(every, () => void this.renew().then(() => this.cancelRenewal && this.stop?.kind !== "lease_lost" && tick()));
     };
     tick();
-    this.cancelRenewal = () => {
-      on = false;
-      cancel();
-    };
   }
 
   /** Renews when renewal is due; throws when the lease is lost already. */

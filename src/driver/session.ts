@@ -99,6 +99,7 @@ export class Session extends SessionCalls {
       else if (!isIsoagentError(e, "LEASE_LOST") && !this.stoppedByStore(e)) throw e;
     } finally {
       this.cancelRenewal?.();
+      this.cancelRenewal = undefined;
       if (this.stop === undefined) {
         try {
           await this.flush();
