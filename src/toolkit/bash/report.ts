@@ -36,10 +36,14 @@ function describeChange(c: FileChange): string {
 
 const LISTED_CHANGES = 50;
 
+/** The first `max` items, each as `show` words it, joined with commas; then how many more there are. */
+function listAtMost<T>(items: readonly T[], max: number, show: (item: T) => string): string {
+  return `${items.slice(0, max).map(show).join(", ")}${items.length > max ? `, and ${items.length - max} more` : ""}`;
+}
+
 /** The changed files' lines, the first 50 of them, then how many more. */
 export function listChanges(changes: readonly FileChange[]): string {
-  const shown = changes.slice(0, LISTED_CHANGES).map(describeChange);
-  return `${shown.join(", ")}${changes.length > LISTED_CHANGES ? `, and ${changes.length - LISTED_CHANGES} more` : ""}`;
+  return listAtMost(changes, LISTED_CHANGES, describeChange);
 }
 
 const REASON: Record<Refusal["why"], string> = {
@@ -82,7 +86,7 @@ export function refusalNotes(refusals: readonly Refusal[], command: string, root
       shell.set(id, entry);
     }
   }
-  const list = (xs: string[]): string => `${xs.slice(0, 20).join(", ")}${xs.length > 20 ? `, and ${xs.length - 20} more` : ""}`;
+  const list = (xs: string[]): string => listAtMost(xs, 20, (x) => x);
   const notes: string[] = [];
   if (shell.size > 0) notes.push(`[Refused by the shell: ${list([...shell].map(([id, e]) => `${e.ops.join(", ")} ${id.slice(0, id.indexOf("\u0000"))} (${REASON[e.why]})`))}.]`);
   if (policy.size > 0 || unnamed.size > 0) {
