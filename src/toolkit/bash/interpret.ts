@@ -9,7 +9,7 @@
  */
 import type { AbortSignalLike } from "../../web.js";
 import { fsErrorInfo } from "./fs.js";
-import type { JbBash, JbCommand, JbSecureFetch, JustBash } from "./just-bash.js";
+import { FS_METHODS, type JbBash, type JbCommand, type JbSecureFetch, type JustBash } from "./just-bash.js";
 
 const ERRNO_TEXT: Readonly<Record<string, string>> = {
   EACCES: "Permission denied",
@@ -93,16 +93,14 @@ function listed(commands: string[], curl: boolean): string[] {
 
 type Fs = Record<string, (...args: never[]) => unknown>;
 
-const FS_METHODS = [
-  "readFile", "readFileBuffer", "writeFile", "appendFile", "exists", "stat", "lstat", "mkdir", "readdir", "readdirWithFileTypes",
-  "rm", "cp", "mv", "resolvePath", "getAllPaths", "chmod", "symlink", "link", "readlink", "realpath", "utimes",
-] as const;
+/** Every operation of just-bash's filesystem: those that cross between threads, and the two answered where the interpreter is. */
+const ALL_FS_METHODS = [...FS_METHODS, "resolvePath", "getAllPaths"] as const;
 
 /** A filesystem that forwards to the command's own: what a reused interpreter holds. */
 function switchFs(): { fs: object; set(fs: object | undefined): void } {
   let current: Fs | undefined;
   const fs: Record<string, unknown> = {};
-  for (const m of FS_METHODS) {
+  for (const m of ALL_FS_METHODS) {
     fs[m] = (...args: never[]) => {
       if (current === undefined) throw new Error("EACCES: permission denied: no command is running");
       return current[m]!(...args);

@@ -59,6 +59,12 @@ export interface JbBashOptions {
   executionLimits: Record<string, number>;
 }
 
+/** The filesystem operations that cross (resolvePath and getAllPaths are answered where the interpreter is: see interpreter.ts). */
+export const FS_METHODS = [
+  "readFile", "readFileBuffer", "writeFile", "appendFile", "exists", "stat", "lstat", "mkdir", "readdir", "readdirWithFileTypes",
+  "rm", "cp", "mv", "chmod", "symlink", "link", "readlink", "realpath", "utimes",
+] as const;
+
 /** The module, as far as the shell uses it. */
 export interface JustBash {
   Bash: new (options: JbBashOptions) => JbBash;

@@ -13,7 +13,7 @@
  */
 import { IsoagentError } from "../../errors.js";
 import type { InterpretJob, Interpreted } from "./interpret.js";
-import type { JbEncoding, JbFetchResult } from "./just-bash.js";
+import { FS_METHODS, type JbEncoding, type JbFetchResult } from "./just-bash.js";
 
 /** A thread that runs the interpreter (see {@link BashRunner}): messages both ways, and a way to stop it at once. */
 export interface BashThread {
@@ -71,11 +71,7 @@ export type FromThread =
   | { readonly t: "done"; readonly run: number; readonly result: Interpreted }
   | { readonly t: "failed"; readonly run: number };
 
-/** The filesystem operations that cross (resolvePath and getAllPaths are answered where the interpreter is: see interpreter.ts). */
-export const FS_METHODS = [
-  "readFile", "readFileBuffer", "writeFile", "appendFile", "exists", "stat", "lstat", "mkdir", "readdir", "readdirWithFileTypes",
-  "rm", "cp", "mv", "chmod", "symlink", "link", "readlink", "realpath", "utimes",
-] as const;
+export { FS_METHODS };
 export type FsMethod = (typeof FS_METHODS)[number];
 
 /** What crosses of curl's request options (no signal: the thread is stopped instead). */

@@ -6,92 +6,30 @@
  * as one change with a receipt, all or nothing, and only when it exits 0
  * (unless the application chose "always"); the same call run again after a
  * crash answers from its receipt.
+ *
+ * Here, the tool itself: its options checked, the command run (run.ts,
+ * loaded on the first one), its result and its dry run. Its options are in
+ * options.ts, what it touches for policy in resources.ts, its words about
+ * changes and refusals in report.ts.
  */
 import { isIsoagentError } from "../../errors.js";
 import { strictObject, string } from "../../schema/index.js";
 import { isToolError } from "../../tools/tool.js";
-import { defineTool, lineDiff, ToolError, type PermitAnswer, type ReconcileHook, type ResourceRef, type Tool, type ToolContext } from "../../tools/index.js";
+import { defineTool, ToolError, type PermitAnswer, type ReconcileHook, type ResourceRef, type Tool, type ToolContext } from "../../tools/index.js";
 import type { FetchLike } from "../../web.js";
 import { platformFetch } from "../../web.js";
 import { DEFAULT_ROOT } from "../paths.js";
-import { count, decodeText, diffStats, looksBinary } from "../text.js";
-import { once, type Workspace } from "../workspace.js";
+import { count } from "../text.js";
+import { once } from "../workspace.js";
 import { fenceUntrusted, untrustedMarker } from "../untrusted.js";
-import type { FileChange, Refusal } from "./fs.js";
-import type { BashRunner } from "./protocol.js";
+import { BASH_COMMANDS, type BashToolOptions } from "./options.js";
 import { BASH_MAX_BYTES, BASH_MAX_LINES, showStream } from "./output.js";
+import { changeDiff, listChanges, missingCommands, refusalNotes, shorten } from "./report.js";
+import { commandResources } from "./resources.js";
 import type { RunResult } from "./run.js";
-import { analyzeCommand, MAX_COMMANDS, type PathOperation } from "./words.js";
 
-/**
- * The commands this shell offers (besides curl when the network is on), as
- * the model is told: the same on every platform, so just-bash's commands
- * that its browser build (what browsers and Workers load) lacks are left
- * out everywhere: sqlite3, tar, xan and yq, and gzip, gunzip and zcat
- * (node:zlib). yes is isoagent's, bounded (pipes here are not streams).
- */
-export const BASH_COMMANDS: readonly string[] = [
-  "alias", "awk", "base64", "basename", "bash", "cat", "chmod", "clear", "column", "comm", "cp", "cut", "date", "diff", "dirname", "du", "echo", "egrep", "env",
-  "expand", "expr", "false", "fgrep", "file", "find", "fold", "grep", "head", "help", "history", "hostname", "html-to-markdown", "jq", "join", "ln", "ls",
-  "md5sum", "mkdir", "mv", "nl", "od", "paste", "printenv", "printf", "pwd", "readlink", "rev", "rg", "rm", "rmdir", "sed", "seq", "sh", "sha1sum", "sha256sum",
-  "sleep", "sort", "split", "stat", "strings", "tac", "tail", "tee", "time", "timeout", "touch", "tr", "tree", "true", "unalias", "unexpand", "uniq", "wc",
-  "which", "whoami", "xargs",
-];
-
-/** What curl may do inside the bash tool: the hosts it may reach, the methods it may use, the bytes it reads, and the headers added for it. Without them, the command has no network. */
-export interface BashNetworkOptions {
-  /** Hosts curl may reach, as http_fetch's allowlist: "example.com", "*.example.com", "127.0.0.1:8080". */
-  readonly allow: readonly string[];
-  /** Default ["GET", "HEAD"]. */
-  readonly methods?: readonly ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE")[] | undefined;
-  /** Bytes of a response read, at most (a larger one fails). Default 1,048,576. */
-  readonly maxBytes?: number | undefined;
-  /** Headers added to requests to a host (credentials the command never sees). */
-  readonly headers?: ((host: string) => Readonly<Record<string, string>> | undefined) | undefined;
-  readonly fetch?: FetchLike | undefined;
-}
-
-/** How `bashTool` runs a command: its workspace and root, whether each call asks an operator, its limits, and its network. */
-export interface BashToolOptions {
-  readonly workspace: Workspace;
-  /** The root the command sees its workspace at (and starts in). Default "/workspace". */
-  readonly root?: string | undefined;
-  /** Each call waits for an operator's approval, who sees a dry run's changes. Default true. */
-  readonly requireApproval?: boolean | undefined;
-  /** Default 30,000 ms; the interpreter stops a little before (see the docs). */
-  readonly timeoutMs?: number | undefined;
-  /**
-   * Where the interpreter runs. A {@link BashRunner} (a Worker thread in
-   * Node, a Web Worker in a browser: the default of isoagent/toolkit/bash
-   * there) runs each command in a thread of its own, terminated at the
-   * deadline whatever the command does. "in_thread" (the default where
-   * there are no threads, as in workerd) runs it in the calling thread,
-   * under limits derived from the timeout. See docs/tools/bash.md.
-   */
-  readonly runner?: BashRunner | "in_thread" | undefined;
-  /**
-   * "on_success" (the default): a command's changes are committed only when
-   * it exits 0; otherwise none is. "always": what it changed is committed
-   * whatever its exit code ("commit what succeeded"). A command stopped at
-   * its deadline, cancelled, or failed in the interpreter commits nothing
-   * either way.
-   */
-  readonly commit?: "on_success" | "always" | undefined;
-  /** curl's network: none when left out. With it, the tool is a remote_mutation. */
-  readonly network?: BashNetworkOptions | undefined;
-  /** Lines of each stream shown, at most. Default {@link BASH_MAX_LINES}. */
-  readonly maxLines?: number | undefined;
-  /** Bytes of each stream shown, at most. Default {@link BASH_MAX_BYTES}. */
-  readonly maxBytes?: number | undefined;
-  /** Which end of a long stream is shown. Default "tail". */
-  readonly strategy?: "head" | "tail" | undefined;
-  /**
-   * Where the full output of a cut or binary stream is kept. Default: the
-   * call's `ctx.putArtifact` (the run's store, text redacted first); false:
-   * not kept.
-   */
-  readonly artifacts?: { putArtifact(bytes: Uint8Array): Promise<{ readonly sha256: string }> } | false | undefined;
-}
+export { BASH_COMMANDS, type BashNetworkOptions, type BashToolOptions } from "./options.js";
+export { commandResources } from "./resources.js";
 
 type Runner = typeof import("./run.js");
 let runModule: Promise<Runner> | undefined;
@@ -102,147 +40,6 @@ function load(): Promise<Runner> {
     throw e;
   });
   return runModule;
-}
-
-const shorten = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
-/** Where a path the command names literally is, from the workspace root (the working directory until a cd). */
-function placeOf(raw: string, root: string, afterCd: boolean): { key: string } | "outside" | "device" | "special" | undefined {
-  let p = raw;
-  if (p === "~" || p.startsWith("~/")) p = `${root}${p.slice(1)}`;
-  if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"].includes(p) || /^\/dev\/fd\/\d+$/.test(p)) return "special";
-  if (!p.startsWith("/") && afterCd) return undefined;
-  const parts: string[] = [];
-  for (const s of (p.startsWith("/") ? p : `${root}/${p}`).split("/")) {
-    if (s === "" || s === ".") continue;
-    if (s === "..") parts.pop();
-    else parts.push(s);
-  }
-  const abs = `/${parts.join("/")}`;
-  if (abs === root) return { key: "" };
-  if (abs.startsWith(`${root}/`)) return { key: abs.slice(root.length + 1) };
-  if (abs.startsWith("/dev/")) return "device";
-  return "outside";
-}
-
-const VERB: Record<PathOperation, string> = { read: "reads", write: "writes", delete: "deletes" };
-
-/** What a command touches, for policy: its text, its simple commands, the paths it names; refuses what can already be told to leave the workspace. */
-export function commandResources(command: string, root: string): ResourceRef[] {
-  const analysis = analyzeCommand(command);
-  if (analysis.commands.length > MAX_COMMANDS) {
-    throw new ToolError(`the command has more than ${MAX_COMMANDS} simple commands`, { next: "Split the work into several bash calls." });
-  }
-  const out: ResourceRef[] = [{ kind: "command", value: command, operation: "execute" }];
-  for (const c of analysis.commands) if (c !== command) out.push({ kind: "command", value: c, operation: "execute" });
-  const seen = new Set<string>();
-  for (const p of analysis.paths) {
-    const where = placeOf(p.raw, root, p.afterCd);
-    if (where === undefined || where === "special") continue;
-    if (p.operation !== "read") {
-      if (where === "outside") {
-        throw new ToolError(`the command ${VERB[p.operation]} outside the workspace: ${shorten(p.raw, 200)}`, {
-          next: `Use paths inside the workspace: relative ones, or absolute ones under ${root}/.`,
-          recovery: "If the task needs a file outside the workspace, stop and say so: this shell cannot reach it.",
-        });
-      }
-      if (where === "device") {
-        throw new ToolError(`the command ${VERB[p.operation]} a device: ${shorten(p.raw, 200)}; this shell has /dev/null only`, {
-          next: "Write to a file in the workspace, or to /dev/null to discard output.",
-        });
-      }
-      if (where.key === "" && p.operation === "delete") {
-        throw new ToolError(`the command would remove the workspace root (${root})`, {
-          next: "Remove the files or folders in it by name instead.",
-          recovery: "If the task really is to empty the whole workspace, stop and ask the person you work for.",
-        });
-      }
-    }
-    if (typeof where !== "object" || where.key === "") continue;
-    const id = `${where.key}\u0000${p.operation}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push({ kind: "path", value: where.key, operation: p.operation });
-  }
-  return out;
-}
-
-/** A changed file's line for the model and the preview: "created a.md (+3 -0)", "b.md (+1 -1)", "deleted c.md (+0 -2)", "img.png (binary, 1,024 bytes)". */
-function describeChange(c: FileChange): string {
-  const path = c.change.path;
-  const after = c.change.bytes;
-  const verb = !c.existed ? "created " : after === null ? "deleted " : "";
-  if ((after !== null && looksBinary(after)) || (c.before !== undefined && looksBinary(c.before))) {
-    return `${verb}${path} (binary, ${count(after?.length ?? c.before?.length ?? 0, "byte")})`;
-  }
-  if (c.existed && c.before === undefined) return `${verb}${path}`;
-  const { added, removed } = diffStats(lineDiff(path, c.before === undefined ? undefined : decodeText(c.before).text, after === null ? undefined : decodeText(after).text));
-  return `${verb}${path} (+${added} -${removed})`;
-}
-
-const LISTED_CHANGES = 50;
-
-function listChanges(changes: readonly FileChange[]): string {
-  const shown = changes.slice(0, LISTED_CHANGES).map(describeChange);
-  return `${shown.join(", ")}${changes.length > LISTED_CHANGES ? `, and ${changes.length - LISTED_CHANGES} more` : ""}`;
-}
-
-const REASON: Record<Refusal["why"], string> = {
-  outside: "outside the workspace",
-  device: "not a device this shell has",
-  root: "the workspace root itself",
-  policy: "denied by policy",
-  links: "the workspace has no links",
-  name: "not a valid file name",
-  too_large: "larger than a workspace file may be",
-  full: "the command staged too much",
-  allowlist: "not on the allowlist",
-};
-
-/**
- * The notices about refusals. Workspace paths refused by policy are named
- * only when the command itself names them (so a notice never reveals a
- * denied file the model did not name); the others are counted.
- */
-function refusalNotes(refusals: readonly Refusal[], command: string, root: string, hidden: number): string[] {
-  // Grouped by path: "write /etc/passwd (outside the workspace)", "secrets/a.env (read, write)".
-  const shell = new Map<string, { ops: string[]; why: Refusal["why"] }>();
-  const policy = new Map<string, string[]>();
-  const unnamed = new Set<string>();
-  for (const r of refusals) {
-    const inside = r.path.startsWith(`${root}/`) ? r.path.slice(root.length + 1) : undefined;
-    const shownPath = inside ?? r.path;
-    if (r.why === "policy") {
-      if (inside !== undefined && !command.includes(inside) && !command.includes(r.path)) {
-        unnamed.add(r.path);
-        continue;
-      }
-      const ops = policy.get(shownPath) ?? [];
-      if (!ops.includes(r.operation)) ops.push(r.operation);
-      policy.set(shownPath, ops);
-    } else {
-      const id = `${shownPath}\u0000${r.why}`;
-      const entry = shell.get(id) ?? { ops: [], why: r.why };
-      if (!entry.ops.includes(r.operation)) entry.ops.push(r.operation);
-      shell.set(id, entry);
-    }
-  }
-  const list = (xs: string[]): string => `${xs.slice(0, 20).join(", ")}${xs.length > 20 ? `, and ${xs.length - 20} more` : ""}`;
-  const notes: string[] = [];
-  if (shell.size > 0) notes.push(`[Refused by the shell: ${list([...shell].map(([id, e]) => `${e.ops.join(", ")} ${id.slice(0, id.indexOf("\u0000"))} (${REASON[e.why]})`))}.]`);
-  if (policy.size > 0 || unnamed.size > 0) {
-    const parts = [...(policy.size > 0 ? [list([...policy].map(([p, ops]) => `${ops.join(", ")} ${p}`))] : []), ...(unnamed.size > 0 ? [count(unnamed.size, "other path")] : [])];
-    notes.push(`[Refused by policy: ${parts.join("; ")}. Do not try to reach them another way.]`);
-  }
-  if (hidden > 0) notes.push(`[Policy hid ${count(hidden, "file")} from this command: listings and globs leave ${hidden === 1 ? "it" : "them"} out.]`);
-  return notes;
-}
-
-/** The names of commands the shell reported it does not have. */
-function missingCommands(stderr: string): string[] {
-  const out: string[] = [];
-  for (const m of stderr.matchAll(/^bash: ([^\n:]{1,100}): command not found$/gm)) if (!out.includes(m[1]!)) out.push(m[1]!);
-  return out;
 }
 
 /**
@@ -347,10 +144,8 @@ export function bashTool(options: BashToolOptions): { tool: Tool<{ command: stri
       else lines.push(`It would change ${count(changes.length, "file")}: ${listChanges(changes)}.`);
       lines.push(...refusalNotes(r.refusals, a.command, root, r.fs.hidden.size));
       for (const c of changes) {
-        if (c.existed && c.before === undefined) continue;
-        const after = c.change.bytes;
-        if ((after !== null && looksBinary(after)) || (c.before !== undefined && looksBinary(c.before))) continue;
-        lines.push(lineDiff(c.change.path, c.before === undefined ? undefined : decodeText(c.before).text, after === null ? undefined : decodeText(after).text));
+        const diff = changeDiff(c);
+        if (diff !== undefined) lines.push(diff);
       }
       return lines.join("\n");
     },
