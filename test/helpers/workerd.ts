@@ -10,6 +10,9 @@ export { bundleWorker };
  * (scripts/coverage.ts sets it); unset, Workers are bundled as they ship.
  */
 const COVERAGE_DIR = process.env["ISOAGENT_WORKERD_COVERAGE"];
+
+/** Whether this run's Workers are bundled instrumented for coverage (several times slower than as they ship). */
+export const WORKERD_INSTRUMENTED = COVERAGE_DIR !== undefined && COVERAGE_DIR !== "";
 let collected = 0;
 
 /**
