@@ -22,7 +22,6 @@
  * its first differing event (`seq`).
  */
 import type { Context, Env, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { isIsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
@@ -30,6 +29,7 @@ import type { Custody } from "../store/index.js";
 import { BUNDLE_MEDIA_TYPE, DEFAULT_MAX_BUNDLE_BYTES, type BundleInput, type ImportResult } from "../move/index.js";
 import { tailBundle } from "../move/tail.js";
 import { MoveError } from "../move/errors.js";
+import { bodyCap, operatorOnly } from "./guards.js";
 import { errorBody, fromQuery, HttpError, idParam, readBody, STATUS } from "./wire.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
 import { ID_PATTERN_SOURCE } from "../ids.js";
@@ -114,12 +114,9 @@ export function registerMoveRoutes<E extends Env>(
   move: MoveBackend,
   options: { readonly maxImportBytes?: number; readonly maxBodyBytes: number },
 ): void {
-  const operatorOnly = async (c: Context, next: () => Promise<void>): Promise<void> => {
-    if (c.get("scope") !== "operator") throw new HttpError("OPERATOR_SCOPE_REQUIRED", "this token may create and read runs, not import, move or mirror them: that needs an operator token");
-    await next();
-  };
+  const operator = operatorOnly("import, move or mirror them");
   const maxImport = options.maxImportBytes ?? DEFAULT_MAX_BUNDLE_BYTES;
-  const limit = bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json(errorBody("BODY_TOO_LARGE", `the body is larger than ${options.maxBodyBytes} bytes`), 413) });
+  const limit = bodyCap(options.maxBodyBytes);
 
   app.get("/runs/:id/export", async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
@@ -133,7 +130,7 @@ export function registerMoveRoutes<E extends Env>(
     }
   });
 
-  app.post("/runs/import", operatorOnly, async (c) => {
+  app.post("/runs/import", operator, async (c) => {
     const role = c.req.query("role") ?? "mirror";
     if (role !== "mirror" && role !== "in_transit") throw new HttpError("INVALID_QUERY", "role must be mirror or in_transit");
     try {
@@ -144,7 +141,7 @@ export function registerMoveRoutes<E extends Env>(
     }
   });
 
-  app.post("/runs/:id/mirror", operatorOnly, async (c) => {
+  app.post("/runs/:id/mirror", operator, async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
     try {
       const r = await move.importRun(bundleBody(c, maxImport), { role: "mirror", runId, maxBytes: maxImport });
@@ -154,7 +151,7 @@ export function registerMoveRoutes<E extends Env>(
     }
   });
 
-  app.post("/runs/:id/move", operatorOnly, limit, async (c) => {
+  app.post("/runs/:id/move", operator, limit, async (c) => {
     const runId = idParam(parseRunId, c.req.param("id"));
     if (!isJsonType(c.req.header("content-type"))) throw new HttpError("UNSUPPORTED_MEDIA_TYPE", "the body must be JSON, sent with content-type: application/json");
     const b = await readBody(c, MOVE);

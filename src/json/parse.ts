@@ -1,6 +1,7 @@
 import { decodeUtf8Fatal } from "../web.js";
 import { JsonBoundaryError, type JsonPosition } from "./errors.js";
-import { fastCheckParsed, scanJson, type ScanFailure } from "./scan.js";
+import { scanJson, type ScanFailure } from "./scan.js";
+import { fastCheckParsed } from "./fast-check.js";
 import { firstInvalidUtf8, utf8Length } from "./utf8.js";
 import { wellFormed } from "./well-formed.js";
 

@@ -11,6 +11,9 @@
  * that take and return indices (no closures over mutable state), and the
  * container stack reused between calls (the scan is synchronous, so it cannot
  * be re-entered).
+ *
+ * The fast check for text the platform parser has accepted already (the
+ * common case) is fast-check.ts.
  */
 import type { JsonErrorCode } from "./errors.js";
 
@@ -84,7 +87,7 @@ function skipWs(s: string, i: number, n: number): number {
 }
 
 /** Four hex digits at `at` as a number, or -1. */
-function hex4(s: string, at: number): number {
+export function hex4(s: string, at: number): number {
   if (at + 4 > s.length) return -1;
   let v = 0;
   for (let k = at; k < at + 4; k++) {
@@ -336,122 +339,4 @@ export function scanJson(s: string, maxDepth: number): ScanFailure | null {
       return unexpectedAfter(s, i, kind);
     }
   }
-}
-
-/**
- * The fast check, for text that `JSON.parse` has already accepted (so the
- * grammar is known good) into `value`: true when the text also passes every
- * rule the strict boundary adds that the platform parser does not check:
- * depth, repeated keys, escaped unpaired surrogates and numbers too large to
- * be finite. Raw unpaired surrogates are the caller's to check (`isWellFormed`).
- *
- * A repeated key is found by counting, not by remembering keys: the parser
- * keeps one member per distinct key, so the value has fewer members than
- * the text has colons outside strings exactly when a key repeats.
- *
- * String bodies are skipped with `indexOf`, which runs at memchr speed; the
- * next backslash and the next quote are searched for once each and reused, so
- * the whole check is linear in the text.
- */
-export function fastCheckParsed(s: string, maxDepth: number, value: unknown): boolean {
-  const n = s.length;
-  let depth = 0;
-  let colons = 0;
-  let bs = s.indexOf("\\");
-  let i = 0;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (c === 0x22) {
-      let j = i + 1;
-      let q = s.indexOf('"', j);
-      while (bs !== -1 && bs < q) {
-        if (s.charCodeAt(bs + 1) === 0x75) {
-          const unit = hex4(s, bs + 2);
-          if (unit >= 0xd800 && unit <= 0xdfff) {
-            const lo = unit <= 0xdbff && s.charCodeAt(bs + 6) === 0x5c && s.charCodeAt(bs + 7) === 0x75 ? hex4(s, bs + 8) : -1;
-            if (lo < 0xdc00 || lo > 0xdfff) return false;
-            j = bs + 12;
-          } else {
-            j = bs + 6;
-          }
-        } else {
-          j = bs + 2;
-        }
-        if (j > q) q = s.indexOf('"', j);
-        bs = s.indexOf("\\", j);
-      }
-      i = q + 1;
-      continue;
-    }
-    if (c === 0x3a) {
-      colons++;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > maxDepth) return false;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      const start = i;
-      let big = false;
-      let k = i + 1;
-      for (; k < n; k++) {
-        const d = s.charCodeAt(k);
-        if (d >= 0x30 && d <= 0x39) continue;
-        if (d === 0x2e || d === 0x2b || d === 0x2d) continue;
-        if (d === 0x65 || d === 0x45) {
-          big = true;
-          continue;
-        }
-        break;
-      }
-      // Only an exponent or more than 308 digits can overflow a double.
-      if ((big || k - start > 308) && !Number.isFinite(Number(s.slice(start, k)))) return false;
-      i = k;
-      continue;
-    }
-    i++;
-  }
-  return colons === 0 || members(value) === colons;
-}
-
-/** The number of object members in a parsed value, all levels. */
-function members(v: unknown): number {
-  return prototypeClean() ? membersFast(v) : membersOwn(v);
-}
-
-/** Whether Object.prototype has no enumerable property (nobody added one), so for-in sees own keys only. */
-function prototypeClean(): boolean {
-  for (const _ in EMPTY) return false;
-  return true;
-}
-const EMPTY = {};
-
-function membersFast(v: unknown): number {
-  if (typeof v !== "object" || v === null) return 0;
-  let count = 0;
-  if (Array.isArray(v)) {
-    for (let k = 0; k < v.length; k++) {
-      const item: unknown = v[k];
-      if (typeof item === "object" && item !== null) count += membersFast(item);
-    }
-    return count;
-  }
-  for (const key in v) {
-    count++;
-    const item = (v as Record<string, unknown>)[key];
-    if (typeof item === "object" && item !== null) count += membersFast(item);
-  }
-  return count;
-}
-
-function membersOwn(v: unknown): number {
-  if (typeof v !== "object" || v === null) return 0;
-  let count = 0;
-  if (Array.isArray(v)) {
-    for (let k = 0; k < v.length; k++) count += membersOwn(v[k]);
-    return count;
-  }
-  const keys = Object.keys(v);
-  count = keys.length;
-  for (let k = 0; k < keys.length; k++) count += membersOwn((v as Record<string, unknown>)[keys[k]!]);
-  return count;
 }
