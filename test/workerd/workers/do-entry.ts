@@ -154,7 +154,8 @@ export class IndexProbe extends RunIndex {
   constructor(ctx: DurableObjectState, env: Env) {
     // The table as the index made it before titles, with a run in it; then today's RunIndex opens it.
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS runs (runId TEXT PRIMARY KEY, status TEXT NOT NULL, createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL, seq INTEGER NOT NULL)");
-    ctx.storage.sql.exec("INSERT OR IGNORE INTO runs VALUES ('old_run', 'waiting', 1, 2, 3)");
+    // The columns named: constructed again (an alarm wakes the object), the table has today's columns too.
+    ctx.storage.sql.exec("INSERT OR IGNORE INTO runs (runId, status, createdAt, updatedAt, seq) VALUES ('old_run', 'waiting', 1, 2, 3)");
     super(ctx, env);
   }
   async fromBeforeTitles() {
