@@ -7,6 +7,37 @@ import { scaled } from "./test/helpers/time.js";
 // Every timeout here is scaled by ISOAGENT_TEST_TIMEOUT_SCALE (default 1):
 // a slow or loaded machine sets it instead of editing tests.
 
+const NOT_NODE = ["test/workerd/**", "test/browser/**", "test/e2e/**", "test/kill/**"];
+
+/**
+ * The node files that run with modules of their own: each loads full schema
+ * support, which stays loaded for the rest of its module graph, or needs the
+ * core's module state as a fresh import leaves it (full support not loaded,
+ * the canonical writer's buffer at its first size).
+ */
+const OWN_MODULES = [
+  "test/schema/full-support.test.ts",
+  "test/schema/fast-values-survivors.test.ts",
+  "test/mcp/formats.test.ts",
+  "test/json/reference.test.ts",
+  "test/schema/fast.test.ts",
+  "test/schema/differential.test.ts",
+  "test/schema/compile.test.ts",
+  "test/schema/suite.test.ts",
+  "test/schema/formats.test.ts",
+  "test/schema/patterns.test.ts",
+  "test/pattern/finding.test.ts",
+  "test/tools/schema-lint.test.ts",
+  "test/docs/examples.test.ts",
+  "test/testkit/fuzz.test.ts",
+  "test/toolkit/contract.test.ts",
+];
+
+// A deadline against a hang, not a budget: CPU-bound tests (3,000 hashes,
+// 10,000 fuzzed arguments) take 6 s on a 2-core machine running two busy
+// loops beside the suite.
+const NODE_TIMEOUTS = { testTimeout: scaled(60_000), hookTimeout: scaled(60_000) };
+
 export default defineConfig({
   test: {
     // `npm run coverage` (scripts/coverage.ts) turns it on, one project at a
@@ -21,17 +52,27 @@ export default defineConfig({
     },
     projects: [
       {
+        // The files share module graphs: a worker imports the core once, not
+        // once a file (a third less CPU). test/setup/shared-modules.ts fails
+        // a file that leaves module state or globals changed.
         test: {
           name: "node",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/workerd/**", "test/browser/**", "test/e2e/**", "test/kill/**"],
+          exclude: [...NOT_NODE, ...OWN_MODULES],
           environment: "node",
+          isolate: false,
           globalSetup: ["test/setup/announce.ts"],
-          // A deadline against a hang, not a budget: CPU-bound tests (3,000
-          // hashes, 10,000 fuzzed arguments) take 6 s on a 2-core machine
-          // running two busy loops beside the suite.
-          testTimeout: scaled(60_000),
-          hookTimeout: scaled(60_000),
+          setupFiles: ["test/setup/shared-modules.ts"],
+          ...NODE_TIMEOUTS,
+        },
+      },
+      {
+        // The node files that need modules of their own (OWN_MODULES).
+        test: {
+          name: "node-isolated",
+          include: OWN_MODULES,
+          environment: "node",
+          ...NODE_TIMEOUTS,
         },
       },
       {

@@ -108,7 +108,7 @@ function figures(map: CoverageMap): Map<string, Figures> {
 
 if (!args.has("--report-only")) {
   rmSync(OUT, { recursive: true, force: true });
-  vitest("node", "node", { vitestCoverage: true });
+  vitest("node", "node", { vitestCoverage: true, flags: ["--project", "node-isolated"] });
   // Only what loads in a page: the Durable Object adapter imports cloudflare:workers.
   vitest("browser", "chromium", { vitestCoverage: true, flags: ["--coverage.include=src/**/*.ts", "--coverage.include=adapters/idb/**/*.ts"] });
   // The tests run in Node; the code under test runs in workerd, instrumented.

@@ -9,7 +9,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
+import { call, calls, createDriver, type Clock, defineTool, final, memoryStore, scriptedAgent, strictObject, type JournalEvent, type RunId, type Store, type Tool } from "../../src/index.js";
 import { sequentialIds } from "../../src/testkit/index.js";
 import { journalSpans, memoryCursor, otlpEnv, otlpExporter, type ListingStore } from "../../src/otel/index.js";
 import { startCollector, type Collector } from "../helpers/collector.js";
@@ -28,11 +28,19 @@ beforeEach(() => {
 const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;
 
 let made = 0;
+let last = 0;
+/**
+ * The runs' clock (their events' times, and so their place in a listing):
+ * the wall clock, but never the same millisecond twice, so that runs made
+ * one after another are listed newest first by their time alone (two runs
+ * ending in one millisecond are listed by id, and run9 sorts after run10).
+ */
+const ticking: Clock = { now: () => (last = Math.max(Date.now(), last + 1)) };
 /** A store with `runs` completed runs of `steps` calls each (run ids unique in the file). */
-async function storeWithRuns(runs: number, steps = 2, store: Store = memoryStore()): Promise<{ store: Store; runIds: RunId[] }> {
+async function storeWithRuns(runs: number, steps = 2, store: Store = memoryStore({ clock: ticking })): Promise<{ store: Store; runIds: RunId[] }> {
   const runIds: RunId[] = [];
   for (let k = 0; k < runs; k++) {
-    const driver = createDriver({ store, agent: scriptedAgent([...Array.from({ length: steps }, () => calls(call("noop"))), final("done")]), tools: [noop], ids: sequentialIds(`run${++made}_`) });
+    const driver = createDriver({ store, agent: scriptedAgent([...Array.from({ length: steps }, () => calls(call("noop"))), final("done")]), tools: [noop], clock: ticking, ids: sequentialIds(`run${++made}_`) });
     runIds.push((await driver.start("t")).runId);
   }
   return { store, runIds };
