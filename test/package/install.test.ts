@@ -62,9 +62,10 @@ console.log(JSON.stringify({ status: outcome.status, file: files.get("a.md"), ok
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "isoagent-install-"));
-  // npm pack runs prepack (the build); a build already here is packed as it is.
-  const packArgs = existsSync(join(repo, "dist/types/src/index.d.ts")) ? ["pack", "--json", "--ignore-scripts", "--pack-destination", dir] : ["pack", "--json", "--pack-destination", dir];
-  const packed = JSON.parse(run("npm", packArgs, repo)) as [{ filename: string; unpackedSize: number }];
+  // A build already here is packed as it is. Without one, build first: npm
+  // pack's prepack would print the build's lines on stdout, before the JSON.
+  if (!existsSync(join(repo, "dist/types/src/index.d.ts"))) run("npm", ["run", "build"], repo);
+  const packed = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], repo)) as [{ filename: string; unpackedSize: number }];
   unpackedSize = packed[0].unpackedSize;
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
   run("npm", ["install", join(dir, packed[0].filename)], dir);
