@@ -36,4 +36,10 @@ describe("rules written once", () => {
     const conformanceData = (f: string) => f.startsWith("src/testkit/");
     expect(elsewhere(/\bv: [0-9]+, at\b/, "src/journal/events.ts", conformanceData)).toEqual([]);
   });
+
+  it("a path's segments are walked in src/paths.ts only: one rule for tools, policies and the shell", () => {
+    const walk = /split\("\/"\)[\s\S]{0,120}"\.\."/;
+    expect(elsewhere(walk, "src/paths.ts")).toEqual([]);
+    expect(files.find((f) => f.file === "src/paths.ts")!.text).toMatch(walk);
+  });
 });

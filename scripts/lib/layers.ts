@@ -2,7 +2,7 @@
  * The layering of src/ and adapters/, as data: which layer may import which
  * (issue 28, item 2). A layer is a folder of src/ (`src/driver`), the files
  * at src/'s top level but the root entry (`src/base`: errors, ids, clock,
- * web, peers, vocabulary, retry, workspace), the root entry itself
+ * web, peers, vocabulary, retry, workspace, paths, sse), the root entry itself
  * (`src/index`), or an adapter (`adapters/idb`). Files of one layer import
  * each other freely; an arrow between two layers must be listed here, and
  * every arrow points down (test/arrows.test.ts holds both).

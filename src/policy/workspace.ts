@@ -14,6 +14,7 @@
  */
 import { compileGlob, type GlobMatcher } from "./glob.js";
 import { PolicyError, type Policy, type PolicyDecision, type PolicyRequest } from "./policy.js";
+import { namesElsewhere, workspaceKey } from "../paths.js";
 import { parseUrl } from "../web.js";
 import { OPERATIONS, operationOf, SIDE_EFFECTS, type Operation, type ResourceRef, type SideEffect } from "../tools/index.js";
 
@@ -82,25 +83,16 @@ export interface WorkspacePolicyOptions {
   readonly requireCommandApproval?: boolean;
 }
 
-/** A path value as a workspace key, or undefined when it names something outside (or could). */
+/**
+ * A path value as a workspace key (src/paths.ts, the tools' own rule; "/"
+ * also names the root, and a trailing slash marks a folder), or undefined
+ * when it names something outside (or could).
+ */
 function insideKey(value: string, root: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(value)) return undefined;
-  let p = value.trim();
-  if (p === "~" || p.startsWith("~/") || /^[A-Za-z]:/.test(p) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(p)) return undefined;
-  if (p.startsWith("/")) {
-    if (p === "/") return "";
-    if (p === root || p === `${root}/`) return "";
-    if (!p.startsWith(`${root}/`)) return undefined;
-    p = p.slice(root.length + 1);
-  }
-  const segments: string[] = [];
-  for (const s of p.split("/")) {
-    if (s === "" || s === ".") continue;
-    if (s === "..") return undefined;
-    segments.push(s);
-  }
-  return segments.join("/") + (p.endsWith("/") && segments.length > 0 ? "/" : "");
+  if (value.trim() === "/") return "";
+  const names = workspaceKey(value, root);
+  if (typeof names === "string") return undefined;
+  return names.join("/") + (value.trim().endsWith("/") && names.length > 0 ? "/" : "");
 }
 
 function checkGlobs(name: string, globs: readonly string[] | undefined): GlobMatcher[] {
@@ -219,20 +211,13 @@ export interface PathScopePolicyOptions {
   readonly workspaceRoot?: string;
 }
 
-/** An absolute path without `.`, `..` or repeated slashes, or undefined when it could name something else. */
+/** An absolute path without `.`, `..` or repeated slashes (src/paths.ts), or undefined when it could name something else. */
 function absolutePath(value: string, workspaceRoot: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f\\]/.test(value)) return undefined;
-  let p = value.trim();
-  if (p === "~" || p.startsWith("~/") || /^[A-Za-z]:/.test(p) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(p)) return undefined;
-  if (!p.startsWith("/")) p = `${workspaceRoot}/${p}`;
-  const segments: string[] = [];
-  for (const s of p.split("/")) {
-    if (s === "" || s === ".") continue;
-    if (s === "..") return undefined;
-    segments.push(s);
-  }
-  return `/${segments.join("/")}`;
+  const p = value.trim();
+  if (namesElsewhere(p)) return undefined;
+  // Under the root "/": the whole path, as a key.
+  const names = workspaceKey(p.startsWith("/") ? p : `${workspaceRoot}/${p}`, "");
+  return typeof names === "string" ? undefined : `/${names.join("/")}`;
 }
 
 /**

@@ -1,11 +1,10 @@
 /**
  * Containment: every path a workspace tool takes is resolved here, before
  * anything is read or written, and refused when it could leave the
- * workspace. Paths are keys, so there is no link to follow; what is refused
- * is what could name something else: `..` segments, absolute paths outside
- * the root, backslashes, a home directory, a drive letter, a URL, control
- * characters.
+ * workspace, by the one rule of src/paths.ts (`workspaceKey`), with the
+ * error the model reads and what to do instead.
  */
+import { workspaceKey } from "../paths.js";
 import { ToolError } from "../tools/index.js";
 
 /** The root the model is told about; absolute paths under it are accepted. */
@@ -28,30 +27,17 @@ export function resolvePath(raw: string, root: string = DEFAULT_ROOT): string {
   const invalid = (why: string): never => {
     throw new ToolError(`invalid path ${shown(raw)}: ${why}`, { next: "Name the file by its path from the workspace root, such as notes/todo.md." });
   };
-  // Checked against control characters before anything else is done with it.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(raw)) invalid("it contains control characters");
-  if (raw.includes("\\")) invalid("use / between folders, not \\");
-  let p = raw.normalize("NFC").trim();
-  if (p === "~" || p.startsWith("~/")) outside();
-  if (/^[A-Za-z]:/.test(p) || /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(p)) outside();
-  if (p.startsWith("/")) {
-    if (p === root || p === `${root}/`) p = "";
-    else if (p.startsWith(`${root}/`)) p = p.slice(root.length + 1);
-    else outside();
+  const segments = workspaceKey(raw, root);
+  if (typeof segments === "string") {
+    if (segments === "control") invalid("it contains control characters");
+    if (segments === "backslash") invalid("use / between folders, not \\");
+    if (segments === "outside") outside();
+    throw new ToolError(`path traversal is not allowed: ${shown(raw)}`, {
+      next: "Name the file by its path from the workspace root, without .. segments.",
+      recovery: "If the file is outside the workspace, stop and say so: no tool here can reach it.",
+    });
   }
-  const segments: string[] = [];
-  for (const s of p.split("/")) {
-    if (s === "" || s === ".") continue;
-    if (s === "..") {
-      throw new ToolError(`path traversal is not allowed: ${shown(raw)}`, {
-        next: "Name the file by its path from the workspace root, without .. segments.",
-        recovery: "If the file is outside the workspace, stop and say so: no tool here can reach it.",
-      });
-    }
-    if (s.length > 255) invalid("a name is longer than 255 characters");
-    segments.push(s);
-  }
+  if (segments.some((s) => s.length > 255)) invalid("a name is longer than 255 characters");
   if (segments.length > 64) invalid("it is nested deeper than 64 folders");
   const path = segments.join("/");
   if (path.length > 1024) invalid("it is longer than 1,024 characters");

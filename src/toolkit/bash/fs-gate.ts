@@ -7,6 +7,7 @@
  * Every refusal is recorded, once, for the result's notice, and thrown as
  * the error a command would meet.
  */
+import { keyUnder, pathSegments } from "../../paths.js";
 import { FILE_MAX_BYTES } from "../text.js";
 import { fsError } from "./fs-errors.js";
 
@@ -36,13 +37,7 @@ export function normalizePath(path: string): string {
   if (path === "" || path === "/") return "/";
   // The common case, already normal: absolute, ASCII, no empty, "." or ".." segments, no trailing slash.
   if (path.charCodeAt(0) === 47 && /^(\/[A-Za-z0-9_@%+=,:~-][A-Za-z0-9_@%+=,:~.-]*)+$/.test(path) && !/\/\.\.?(\/|$)/.test(path)) return path;
-  const parts: string[] = [];
-  for (const p of path.normalize("NFC").split("/")) {
-    if (p === "" || p === ".") continue;
-    if (p === "..") parts.pop();
-    else parts.push(p);
-  }
-  return `/${parts.join("/")}`;
+  return `/${pathSegments(path.normalize("NFC"), true)!.join("/")}`;
 }
 
 type Place = { kind: "ancestor"; path: string } | { kind: "ws"; key: string; path: string } | { kind: "null"; path: string } | { kind: "outside"; path: string };
@@ -67,8 +62,8 @@ export class WorkspaceGate {
   protected place(raw: string): Place {
     if (this.cancelled) throw fsError("ECANCELED", "operation canceled: the call was cancelled", "access", normalizePath(raw));
     const path = normalizePath(raw);
-    if (path === this.root) return { kind: "ws", key: "", path };
-    if (path.startsWith(`${this.root}/`)) return { kind: "ws", key: path.slice(this.root.length + 1), path };
+    const key = keyUnder(path, this.root);
+    if (key !== undefined) return { kind: "ws", key, path };
     if (path === "/" || this.root.startsWith(`${path}/`)) return { kind: "ancestor", path };
     if (path === "/dev/null") return { kind: "null", path };
     return { kind: "outside", path };

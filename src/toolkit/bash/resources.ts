@@ -6,7 +6,9 @@
  * remove the root is refused here, with what to do instead; the
  * filesystem (fs.ts) checks every access again while the command runs.
  */
+import { keyUnder } from "../../paths.js";
 import { ToolError, type ResourceRef } from "../../tools/index.js";
+import { normalizePath } from "./fs-gate.js";
 import { shorten } from "./report.js";
 import { analyzeCommand, MAX_COMMANDS, type PathOperation } from "./words.js";
 
@@ -16,15 +18,10 @@ function placeOf(raw: string, root: string, afterCd: boolean): { key: string } |
   if (p === "~" || p.startsWith("~/")) p = `${root}${p.slice(1)}`;
   if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin"].includes(p) || /^\/dev\/fd\/\d+$/.test(p)) return "special";
   if (!p.startsWith("/") && afterCd) return undefined;
-  const parts: string[] = [];
-  for (const s of (p.startsWith("/") ? p : `${root}/${p}`).split("/")) {
-    if (s === "" || s === ".") continue;
-    if (s === "..") parts.pop();
-    else parts.push(s);
-  }
-  const abs = `/${parts.join("/")}`;
-  if (abs === root) return { key: "" };
-  if (abs.startsWith(`${root}/`)) return { key: abs.slice(root.length + 1) };
+  // As the shell's filesystem will resolve it (fs-gate.ts): `..` against the names before it.
+  const abs = normalizePath(p.startsWith("/") ? p : `${root}/${p}`);
+  const key = keyUnder(abs, root);
+  if (key !== undefined) return { key };
   if (abs.startsWith("/dev/")) return "device";
   return "outside";
 }

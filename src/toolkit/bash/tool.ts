@@ -22,6 +22,7 @@ import { DEFAULT_ROOT } from "../paths.js";
 import { count } from "../text.js";
 import { once } from "../workspace.js";
 import { fenceUntrusted, untrustedMarker } from "../untrusted.js";
+import { normalizePath } from "./fs-gate.js";
 import { BASH_COMMANDS, type BashToolOptions } from "./options.js";
 import { BASH_MAX_BYTES, BASH_MAX_LINES, showStream } from "./output.js";
 import { changeDiff, listChanges, missingCommands, refusalNotes, shorten } from "./report.js";
@@ -54,8 +55,9 @@ function load(): Promise<Runner> {
 export function bashTool(options: BashToolOptions): { tool: Tool<{ command: string }, string>; reconcile: ReconcileHook } {
   const ws = options.workspace;
   const root = (options.root ?? DEFAULT_ROOT).replace(/\/+$/, "");
-  // eslint-disable-next-line no-control-regex -- a root with a control character is refused
-  if (!/^\/[^\u0000-\u001f]*$/.test(root) || root === "" || root.split("/").some((s) => s === "." || s === "..")) throw new TypeError(`bashTool: root must be an absolute path, not ${JSON.stringify(options.root)}`);
+  // A root with a control character, or one the shell would spell otherwise (`.`, `..`, `//`, not NFC), is refused.
+  // eslint-disable-next-line no-control-regex
+  if (!/^\/[^\u0000-\u001f]*$/.test(root) || normalizePath(root) !== root) throw new TypeError(`bashTool: root must be an absolute path, not ${JSON.stringify(options.root)}`);
   const timeoutMs = options.timeoutMs ?? 30_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100) throw new TypeError("bashTool: timeoutMs must be an integer of at least 100");
   // The command's deadline comes before the driver's timeout: bash then says
