@@ -42,4 +42,10 @@ describe("rules written once", () => {
     expect(elsewhere(walk, "src/paths.ts")).toEqual([]);
     expect(files.find((f) => f.file === "src/paths.ts")!.text).toMatch(walk);
   });
+
+  it("a run's view starts from runSummary (src/journal/summary.ts): the driver's outcome, the HTTP API's run and the MCP run tool's", () => {
+    const fields = /\brunId: s\.runId,\s*status: s\.status,\s*seq: s\.seq/;
+    expect(elsewhere(fields, "src/journal/summary.ts")).toEqual([]);
+    for (const f of ["src/driver/outcome.ts", "src/http/wire.ts", "src/mcp/server/runs.ts"]) expect(files.find((x) => x.file === f)!.text).toMatch(/\.\.\.runSummary\(s\)/);
+  });
 });

@@ -7,7 +7,8 @@ import type { Context } from "hono";
 import { IsoagentError } from "../errors.js";
 import { parseRunId, type RunId } from "../ids.js";
 import { tryParseJson, type JsonValue } from "../json/index.js";
-import { pendingApprovals, RUN_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
+import { RUN_STATUSES, type RunState, type RunStatus } from "../journal/index.js";
+import { runSummary } from "../journal/summary.js";
 import { compileSchema, type CompiledSchema } from "../schema/index.js";
 import type { LeaseView } from "../store/index.js";
 
@@ -193,20 +194,15 @@ export function listQuery(c: Context): ListQuery {
 /** The state of a run as the API shows it. */
 export function view(s: RunState, lease: LeaseView | null, problem: { code: string; message: string } | undefined): Record<string, unknown> {
   return {
-    runId: s.runId,
-    status: s.status,
-    seq: s.seq,
+    ...runSummary(s),
     step: s.step,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     task: s.task,
-    ...(s.output !== undefined ? { output: s.output } : {}),
-    ...(s.failure !== undefined ? { failure: s.failure } : {}),
     ...(s.cancelled !== undefined ? { cancelled: s.cancelled } : {}),
     ...(problem !== undefined ? { problem } : {}),
     // The OTLP trace id of the run's spans (GET /runs/:id/trace).
     traceId: s.createdHash.slice(0, 32),
-    approvals: pendingApprovals(s),
     // Who drives it and until when, by the store's clock (null: nobody holds it): store state, not journal state.
     lease,
   };

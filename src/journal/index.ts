@@ -12,12 +12,12 @@
  */
 export * from "./events.js";
 export { JournalError } from "./errors.js";
+export { pendingApprovals } from "./summary.js";
 export { eventHash, seal, sealAll, verifyChain } from "./hash.js";
 export {
   apply,
   ARTIFACTS_KEPT,
   journalNames,
-  pendingApprovals,
   reduce,
   RUN_STATUSES,
   TERMINAL_STATUSES,

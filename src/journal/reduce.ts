@@ -384,8 +384,3 @@ export function reduce(events: readonly JournalEvent[]): RunState {
   for (let k = 1; k < events.length; k++) apply(state, events[k]!);
   return state;
 }
-
-/** The approvals of a run still waiting for an answer. */
-export function pendingApprovals(state: RunState): ApprovalState[] {
-  return Object.values(state.approvals).filter((a) => a.status === "pending");
-}

@@ -8,6 +8,7 @@ import { isIsoagentError } from "../../errors.js";
 import { parseApprovalId, parseRunId, type ApprovalId, type RunId } from "../../ids.js";
 import type { JsonValue } from "../../json/index.js";
 import { pendingApprovals, RUN_STATUSES, type JournalEvent, type RunState, type RunStatus } from "../../journal/index.js";
+import { runSummary } from "../../journal/summary.js";
 import { compileSchema, type CompiledSchema } from "../../schema/index.js";
 import type { RunFilter, RunSummary } from "../../store/index.js";
 import type { JsonObject } from "../jsonrpc.js";
@@ -50,15 +51,7 @@ const strict = (properties: JsonObject, required: string[]): JsonObject => ({ ty
 
 /** A run's state as its controller reads it (the transcript is left out: events carry it). */
 function runView(s: RunState): JsonValue {
-  return {
-    runId: s.runId,
-    status: s.status,
-    step: s.step,
-    seq: s.seq,
-    ...(s.output === undefined ? {} : { output: s.output }),
-    ...(s.failure === undefined ? {} : { failure: s.failure }),
-    approvals: pendingApprovals(s) as unknown as JsonValue,
-  };
+  return { ...runSummary(s), step: s.step } as unknown as JsonValue;
 }
 
 /** The run control tools over a backend. */
