@@ -20,12 +20,6 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A home directory (`~`, `~/…`), a drive letter (`C:`) or a URL (`scheme://`). */
 const ELSEWHERE = /^(~(\/|$)|[A-Za-z]:|[A-Za-z][A-Za-z0-9+.-]*:\/\/)/;
 
-/** Whether a path has characters no path takes (control characters, a backslash), and which. */
-export function unsafeChars(path: string): "control" | "backslash" | undefined {
-  if (CONTROL.test(path)) return "control";
-  return path.includes("\\") ? "backslash" : undefined;
-}
-
 /** Whether a path names a home directory, a drive or a URL: a place that is not the workspace. */
 export function namesElsewhere(path: string): boolean {
   return ELSEWHERE.test(path);
@@ -58,9 +52,9 @@ export function keyUnder(absolute: string, root: string): string | undefined {
  * the root itself; the key is the names joined by "/"). Or why it is not one.
  */
 export function workspaceKey(raw: string, root: string): string[] | PathRefusal {
-  // Checked before anything else is done with it.
-  const unsafe = unsafeChars(raw);
-  if (unsafe !== undefined) return unsafe;
+  // Characters no path takes, checked before anything else is done with it.
+  if (CONTROL.test(raw)) return "control";
+  if (raw.includes("\\")) return "backslash";
   let p: string | undefined = raw.normalize("NFC").trim();
   if (namesElsewhere(p)) return "outside";
   if (p.startsWith("/")) p = keyUnder(p, root);

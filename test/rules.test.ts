@@ -50,4 +50,10 @@ describe("rules written once", () => {
     expect(elsewhere(fields, "src/journal/summary.ts", objectCheck)).toEqual([]);
     for (const f of ["src/driver/outcome.ts", "src/http/wire.ts", "src/mcp/server/runs.ts"]) expect(files.find((x) => x.file === f)!.text).toMatch(/\.\.\.runSummary\(s\)/);
   });
+
+  it("the artifacts a journal names are read in src/journal/artifacts.ts: the run's state, what it may serve, what a bundle carries", () => {
+    const reading = /\b(truncated|elided)\??\.artifact\b/;
+    expect(elsewhere(reading, "src/journal/artifacts.ts", (f) => f === "src/driver/compaction.ts")).toEqual([]);
+    expect(files.find((f) => f.file === "src/journal/artifacts.ts")!.text).toMatch(reading);
+  });
 });

@@ -11,13 +11,13 @@
  * @module
  */
 export * from "./events.js";
+export { journalNames } from "./artifacts.js";
 export { JournalError } from "./errors.js";
 export { pendingApprovals } from "./summary.js";
 export { eventHash, seal, sealAll, verifyChain } from "./hash.js";
 export {
   apply,
   ARTIFACTS_KEPT,
-  journalNames,
   reduce,
   RUN_STATUSES,
   TERMINAL_STATUSES,

@@ -7,6 +7,7 @@
 import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { Permission } from "../vocabulary.js";
+import { artifactsNamed } from "./artifacts.js";
 import { JournalError } from "./errors.js";
 import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation, TranscriptEntry } from "./events.js";
 
@@ -212,25 +213,13 @@ function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunSta
 /** How many of the artifacts a run named last its state keeps at hand. */
 export const ARTIFACTS_KEPT = 256;
 
-function note(state: RunState, sha: string | undefined): void {
-  if (sha === undefined || sha === "" || state.artifacts.includes(sha)) return;
-  state.artifacts.push(sha);
-  if (state.artifacts.length > ARTIFACTS_KEPT) state.artifacts.shift();
-}
-
-const observedArtifact = (o: Observation | undefined): string | undefined => (o !== undefined && "truncated" in o ? o.truncated?.artifact : undefined);
-
-/** Notes the artifact an observation names, once. */
-function named(state: RunState, o: Observation | undefined): void {
-  note(state, observedArtifact(o));
-}
-
-/** Whether a run's journal names an artifact (an output it truncated, a compaction that elided one). */
-export function journalNames(events: readonly JournalEvent[], sha256: string): boolean {
-  for (const e of events) {
-    if (e.type === "context.compacted" ? e.artifacts.includes(sha256) : "observation" in e && observedArtifact(e.observation as Observation) === sha256) return true;
+/** Notes the artifacts an event names (artifacts.ts), each once, keeping the last ARTIFACTS_KEPT. */
+function named(state: RunState, e: JournalEvent): void {
+  for (const sha of artifactsNamed(e)) {
+    if (state.artifacts.includes(sha)) continue;
+    state.artifacts.push(sha);
+    if (state.artifacts.length > ARTIFACTS_KEPT) state.artifacts.shift();
   }
-  return false;
 }
 
 /** Applies one event to a state, in place. Throws {@link JournalError} on an event the state cannot take. */
@@ -265,7 +254,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     }
     case "call.rejected": {
       const call = callOf(state, e.step, e.callId, e.seq);
-      named(state, e.observation);
+      named(state, e);
       countFailure(state, e.observation);
       observe(state, call, e.observation);
       break;
@@ -303,7 +292,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
     case "call.finished": {
       delete state.takeovers;
       const call = callOf(state, e.step, e.callId, e.seq);
-      named(state, e.observation);
+      named(state, e);
       if (e.late === true) {
         call.late = true;
         call.observation = e.observation;
@@ -318,7 +307,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       const call = callOf(state, e.step, e.callId, e.seq);
       // A recorded outcome is progress, as a call's own is.
       if (e.observation !== undefined) delete state.takeovers;
-      named(state, e.observation);
+      named(state, e);
       if (e.resolution === "run_again") call.status = "approved";
       else if (e.resolution !== "ask_operator" && e.observation !== undefined) observe(state, call, e.observation);
       break;
@@ -344,7 +333,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
         throw new JournalError("JOURNAL_INVALID", `event ${e.seq} compacts items ${e.from} to ${e.to} of a transcript of ${state.transcript.length}`);
       }
       state.transcript.splice(e.from, e.to - e.from, ...e.items);
-      for (const sha of e.artifacts) note(state, sha);
+      named(state, e);
       // The compaction's own (calibrated) figure is the budget's new starting point.
       state.lastUsage = { input: e.tokens.after, items: state.transcript.length };
       break;

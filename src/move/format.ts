@@ -20,7 +20,10 @@
  *    trust.ts; a reader that predates it ignores it, as it ignores any other
  *    member of the trailer).
  */
-import type { JournalEvent, Observation } from "../journal/index.js";
+import { artifactsNamed } from "../journal/artifacts.js";
+import type { JournalEvent } from "../journal/index.js";
+
+export { artifactsNamed };
 
 /** The format's name, in every header. */
 export const BUNDLE_FORMAT = "isoagent.run-bundle";
@@ -52,35 +55,6 @@ export interface BundleHeader {
 export interface BundleWorkspace {
   readonly files: readonly { readonly path: string; readonly sha256: string; readonly size: number }[];
   readonly receipts: readonly { readonly key: string; readonly result: string }[];
-}
-
-const observed = (o: Observation | undefined): readonly string[] => {
-  if (o === undefined) return [];
-  const out: string[] = [];
-  if ("truncated" in o && o.truncated !== undefined && o.truncated.artifact !== "") out.push(o.truncated.artifact);
-  if (o.elided !== undefined && o.elided.artifact !== "") out.push(o.elided.artifact);
-  return out;
-};
-
-/**
- * The artifacts an event names by SHA-256: the full output behind a
- * truncated observation, an elided one, and what a compaction elided.
- */
-export function artifactsNamed(e: JournalEvent): readonly string[] {
-  switch (e.type) {
-    case "call.finished":
-    case "call.rejected":
-      return observed(e.observation);
-    case "call.reconciled":
-      return observed(e.observation);
-    case "context.compacted": {
-      const out = [...e.artifacts];
-      for (const item of e.items) if (item.type === "observation") out.push(...observed(item.observation));
-      return out;
-    }
-    default:
-      return [];
-  }
 }
 
 /** Every artifact the events name, each once, with the first event naming it. */

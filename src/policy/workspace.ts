@@ -89,10 +89,11 @@ export interface WorkspacePolicyOptions {
  * when it names something outside (or could).
  */
 function insideKey(value: string, root: string): string | undefined {
-  if (value.trim() === "/") return "";
+  const v = value.trim();
+  if (v === "/") return "";
   const names = workspaceKey(value, root);
   if (typeof names === "string") return undefined;
-  return names.join("/") + (value.trim().endsWith("/") && names.length > 0 ? "/" : "");
+  return names.join("/") + (v.endsWith("/") && names.length > 0 ? "/" : "");
 }
 
 function checkGlobs(name: string, globs: readonly string[] | undefined): GlobMatcher[] {
