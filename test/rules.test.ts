@@ -56,4 +56,10 @@ describe("rules written once", () => {
     expect(elsewhere(reading, "src/journal/artifacts.ts", (f) => f === "src/driver/compaction.ts")).toEqual([]);
     expect(files.find((f) => f.file === "src/journal/artifacts.ts")!.text).toMatch(reading);
   });
+
+  it("the error contract's text is written in src/tools/contract.ts: every refusal and failure is built with contract()", () => {
+    const written = /\\n\[(Next|Recovery): /;
+    expect(elsewhere(written, "src/tools/contract.ts")).toEqual([]);
+    expect(files.find((f) => f.file === "src/tools/contract.ts")!.text).toMatch(written);
+  });
 });

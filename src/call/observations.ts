@@ -9,11 +9,11 @@ import { isIsoagentError } from "../errors.js";
 import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
 import type { Observation } from "../journal/index.js";
+import { contract } from "../tools/contract.js";
 import type { CompiledTool, ResourceRef, ToolError } from "../tools/index.js";
 import { anyCleaned, cleanInto, cleaningOf, cleanText, noCleaning } from "./hygiene.js";
 import { capText, resultObservation, type Projection } from "./projection.js";
 
-const contract = (summary: string, next: string, recovery: string): string => `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
 
 /** Text from outside the runtime (a policy's reason, a resource a model named) as a model-facing text shows it: cleaned, one line, cut. */
 function shown(text: string, max = 500): string {

@@ -3,6 +3,7 @@ import { tryParseJson } from "../json/index.js";
 import { acceptedJson } from "../json/parse.js";
 import type { CompiledSchema, ValidationIssue } from "../schema/index.js";
 import { issuesFunction } from "../schema/compile.js";
+import { contractTail } from "./contract.js";
 
 /** Arguments the runtime accepts, parsed. */
 export interface ArgsAccepted<Args> {
@@ -45,14 +46,15 @@ function frame(tool: string, failure: "invalid_json" | "invalid_arguments"): Fra
   if (failure === "invalid_json") {
     return [
       `Error: invalid arguments for ${tool}: the arguments are not valid JSON: `,
-      `\n[Next: Call ${tool} again with its arguments as one JSON object that matches its input schema.]\n` +
-        `[Recovery: Strict JSON only: no comments, trailing commas, repeated keys or unpaired surrogates. If you cannot write the arguments that way, stop and say why.]`,
+      contractTail(
+        `Call ${tool} again with its arguments as one JSON object that matches its input schema.`,
+        "Strict JSON only: no comments, trailing commas, repeated keys or unpaired surrogates. If you cannot write the arguments that way, stop and say why.",
+      ),
     ];
   }
   return [
     `Error: invalid arguments for ${tool}: `,
-    `\n[Next: Call ${tool} again with arguments that match its input schema.]\n` +
-      `[Recovery: Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying.]`,
+    contractTail(`Call ${tool} again with arguments that match its input schema.`, "Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying."),
   ];
 }
 

@@ -16,6 +16,7 @@ import type { JsonValue } from "../../json/index.js";
 import type { Observation } from "../../journal/index.js";
 import { evaluatePolicy, strictest, type Policy } from "../../policy/index.js";
 import type { Store } from "../../store/index.js";
+import { contract } from "../../tools/contract.js";
 import { operationOf, type CompiledTool, type ResourceRef, type Tool, type ToolContext, type ToolProgress } from "../../tools/index.js";
 import { decodeUtf8Fatal, encodeUtf8, newAbortController, type AbortSignalLike } from "../../web.js";
 
@@ -43,7 +44,11 @@ export interface ServedCall {
 function approvalRequiredObservation(tool: string): Observation {
   return {
     type: "denied",
-    error: `Error: ${tool} needs an operator's approval for this call, and a call through MCP cannot get one: the caller can never approve its own call.\n[Next: Do not call ${tool} this way again; use a tool that does not need approval, or ask a person to run it.]\n[Recovery: If the task cannot be done without it, stop and say that ${tool} needs an operator's approval.]`,
+    error: contract(
+      `${tool} needs an operator's approval for this call, and a call through MCP cannot get one: the caller can never approve its own call.`,
+      `Do not call ${tool} this way again; use a tool that does not need approval, or ask a person to run it.`,
+      `If the task cannot be done without it, stop and say that ${tool} needs an operator's approval.`,
+    ),
   };
 }
 

@@ -10,6 +10,7 @@ import type { JsonValue } from "../../json/index.js";
 import { pendingApprovals, RUN_STATUSES, type JournalEvent, type RunState, type RunStatus } from "../../journal/index.js";
 import { runSummary } from "../../journal/summary.js";
 import { compileSchema, type CompiledSchema } from "../../schema/index.js";
+import { contract } from "../../tools/contract.js";
 import type { RunFilter, RunSummary } from "../../store/index.js";
 import type { JsonObject } from "../jsonrpc.js";
 import { ID_PATTERN_SOURCE } from "../../ids.js";
@@ -146,7 +147,11 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
 
 /** The model-facing refusal of an operator tool to a caller without the operator scope (pinned by the tests). */
 export function operatorOnlyText(tool: string): string {
-  return `Error: ${tool} needs an operator-scoped token, and this caller holds only the run scope: it can create and read runs, never answer an approval.\n[Next: Ask an operator to answer it (the console, or the API with an operator token).]\n[Recovery: Do not retry with this token.]`;
+  return contract(
+    `${tool} needs an operator-scoped token, and this caller holds only the run scope: it can create and read runs, never answer an approval.`,
+    "Ask an operator to answer it (the console, or the API with an operator token).",
+    "Do not retry with this token.",
+  );
 }
 
 const compiled = new WeakMap<RunTool, CompiledSchema>();
@@ -159,13 +164,13 @@ export async function serveRunTool(t: RunTool, args: unknown, caller: McpCaller)
   const verdict = schema.validate((args ?? {}) as JsonValue);
   if (!verdict.valid) {
     const issues = verdict.issues.slice(0, 5).map((i) => `${i.instanceLocation || "/"}: ${i.message}`).join("; ");
-    return { ok: false, text: `Error: invalid arguments for ${t.name}: ${issues}\n[Next: Call ${t.name} again with arguments that match its input schema.]\n[Recovery: If you cannot, stop and say why.]` };
+    return { ok: false, text: contract(`invalid arguments for ${t.name}: ${issues}`, `Call ${t.name} again with arguments that match its input schema.`, "If you cannot, stop and say why.") };
   }
   try {
     return { ok: true, value: await t.run((args ?? {}) as Record<string, JsonValue>, caller) };
   } catch (e) {
-    if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) return { ok: false, text: `Error: ${e.code}: ${e.message}\n[Next: Read the run's state and approvals again before another answer.]\n[Recovery: If it keeps failing, stop and report it.]` };
-    return { ok: false, text: `Error: ${t.name} failed unexpectedly.\n[Next: Try again once.]\n[Recovery: If it fails again, stop and report it.]` };
+    if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) return { ok: false, text: contract(`${e.code}: ${e.message}`, "Read the run's state and approvals again before another answer.", "If it keeps failing, stop and report it.") };
+    return { ok: false, text: contract(`${t.name} failed unexpectedly.`, "Try again once.", "If it fails again, stop and report it.") };
   }
 }
 
