@@ -62,4 +62,11 @@ describe("rules written once", () => {
     expect(elsewhere(written, "src/tools/contract.ts")).toEqual([]);
     expect(files.find((f) => f.file === "src/tools/contract.ts")!.text).toMatch(written);
   });
+
+  it("how often a write that met JOURNAL_CONFLICT is tried again is said in src/store/conflict.ts", () => {
+    const counted = /JOURNAL_CONFLICT"\)\s*(\|\||&&)\s*attempt\s*[<>]=?\s*\d/;
+    // An import judges the whole bundle again after a conflict: a rule of its own, with its own count.
+    expect(elsewhere(counted, "src/store/conflict.ts", (f) => f === "src/move/import.ts")).toEqual([]);
+    for (const f of ["src/driver/journal-writer.ts", "src/driver/operator.ts", "src/move/place.ts"]) expect(files.find((x) => x.file === f)!.text).toMatch(/triesAgain\(e, attempt\)/);
+  });
 });

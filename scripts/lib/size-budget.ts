@@ -66,11 +66,13 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * manualClock, answerThenDrive) leaves the index, to 49,500; the driver
  * entry's code is the same. Issue 28's one path rule (src/paths.ts: the
  * workspace policy reads a path as the tools do, in NFC, which closed a
- * deny glob passed by a decomposed name): 49,471 -> 49,595 B, to 49,600;
- * the policy's two copies of the rule had compressed into each other.
+ * deny glob passed by a decomposed name): 49,471 -> 49,595 B; the
+ * policy's two copies of the rule had compressed into each other. With
+ * the run's view, the artifacts a journal names, the error contract and
+ * the conflict rule each written once: 49,602 B, to 49,700.
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 49_600,
+  index: 49_700,
   driver: 46_400,
   // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
   mcp: 46_300,

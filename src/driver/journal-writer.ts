@@ -12,6 +12,7 @@ import { apply, reduce, seal, TERMINAL_STATUSES, verifyChain, type JournalEvent,
 import { isIsoagentError } from "../errors.js";
 import type { Lease } from "../store/index.js";
 import { isJournalError, JournalError } from "../journal/errors.js";
+import { triesAgain } from "../store/conflict.js";
 import { loadState } from "../store/load.js";
 import type { DriverContext } from "./context.js";
 import { LeaseKeeper } from "./lease-keeper.js";
@@ -65,7 +66,7 @@ export abstract class SessionJournal extends LeaseKeeper {
           this.pending = [];
           throw leaseLost();
         }
-        if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;
+        if (!triesAgain(e, attempt)) throw e;
         // What is pending may compact the transcript: then the fresh state needs the whole of it.
         await this.replayOnto(await loadState(this.ctx.store, this.state.runId, { transcript: this.pending.some((e) => e.type === "context.compacted") }));
       }

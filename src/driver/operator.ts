@@ -10,6 +10,7 @@ import { apply, JOURNAL_VERSION, sealAll, TERMINAL_STATUSES, type ApprovalState,
 import { isIsoagentError } from "../errors.js";
 import { shapeHash } from "../tools/shape.js";
 import type { DriverContext } from "./context.js";
+import { triesAgain } from "../store/conflict.js";
 import { loadState } from "../store/load.js";
 import { observeContent, operatorDeniedObservation } from "../call/observations.js";
 import { settled } from "./recovery.js";
@@ -80,7 +81,7 @@ export async function operatorAppend(ctx: DriverContext, runId: RunId, build: (s
       ctx.notify(runId, "append");
       return state;
     } catch (e) {
-      if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;
+      if (!triesAgain(e, attempt)) throw e;
     }
   }
 }

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from "../clock.js";
 import { isIsoagentError } from "../errors.js";
 import type { RunId } from "../ids.js";
 import { JOURNAL_VERSION, seal, type RunMoved } from "../journal/index.js";
+import { triesAgain } from "../store/conflict.js";
 import { loadState } from "../store/load.js";
 import type { Custody, Store } from "../store/index.js";
 import type { Workspace } from "../workspace.js";
@@ -69,7 +70,7 @@ export async function sealRun(store: Store, runId: RunId, options: SealOptions):
         return { seq: moved.seq, epoch: lease.token + 1 };
       } catch (e) {
         // An operator's answer landed first: seal after it.
-        if (!isIsoagentError(e, "JOURNAL_CONFLICT") || attempt >= 8) throw e;
+        if (!triesAgain(e, attempt)) throw e;
       }
     }
   } catch (e) {
