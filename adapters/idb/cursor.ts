@@ -11,8 +11,8 @@
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
 import type { RunId } from "../../src/index.js";
 import { StoreError } from "../../src/store/index.js";
-import { isStoreError } from "../../src/store/errors.js";
 import type { ExportCursor } from "../../src/otel/index.js";
+import { translate } from "./errors.js";
 
 /** The version of the cursor database this code writes. */
 export const CURSOR_DB_VERSION = 1;
@@ -33,14 +33,6 @@ export interface IdbCursorOptions {
 /** An export cursor on IndexedDB, with a way to close its connection. */
 export interface IdbCursor extends ExportCursor {
   close(): void;
-}
-
-function translate(e: unknown, what: string): never {
-  if (isStoreError(e)) throw e;
-  const name = typeof e === "object" && e !== null ? (e as { name?: unknown }).name : undefined;
-  if (name === "QuotaExceededError") throw new StoreError("STORE_QUOTA_EXCEEDED", `${what}: the browser's storage quota is exhausted`, { cause: e });
-  if (name === "InvalidStateError" || name === "TransactionInactiveError") throw new StoreError("STORE_CLOSED", `${what}: the database connection is closed; reload the page`, { cause: e });
-  throw new StoreError("STORE_UNAVAILABLE", `${what}: IndexedDB failed (${typeof name === "string" ? name : "unknown error"})`, { cause: e });
 }
 
 /**
