@@ -69,4 +69,10 @@ describe("rules written once", () => {
     expect(elsewhere(counted, "src/store/conflict.ts", (f) => f === "src/move/import.ts")).toEqual([]);
     for (const f of ["src/driver/journal-writer.ts", "src/driver/operator.ts", "src/move/place.ts"]) expect(files.find((x) => x.file === f)!.text).toMatch(/triesAgain\(e, attempt\)/);
   });
+
+  it("the base64 alphabet is written in src/base64.ts, with the core's encoder", () => {
+    const alphabet = /ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\+\//;
+    expect(elsewhere(alphabet, "src/base64.ts")).toEqual([]);
+    expect(files.find((f) => f.file === "src/base64.ts")!.text).toMatch(alphabet);
+  });
 });

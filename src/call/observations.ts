@@ -5,6 +5,7 @@
  * exception's message), and carries nothing run-specific. Tests pin each by
  * exact value.
  */
+import { base64Of } from "../base64.js";
 import { isIsoagentError } from "../errors.js";
 import { cloneJson, tryParseJson, type JsonValue } from "../json/index.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
@@ -207,18 +208,6 @@ function lossyText(value: unknown): string {
   }
 }
 
-function base64(bytes: Uint8Array): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  let out = "";
-  for (let k = 0; k < bytes.length; k += 3) {
-    const a = bytes[k]!, b = bytes[k + 1], c = bytes[k + 2];
-    out += alphabet[a >> 2]! + alphabet[((a & 3) << 4) | ((b ?? 0) >> 4)]!;
-    out += b === undefined ? "=" : alphabet[((b & 15) << 2) | ((c ?? 0) >> 6)]!;
-    out += c === undefined ? "=" : alphabet[c & 63]!;
-  }
-  return out;
-}
-
 /**
  * A tool's return value as content and its observation. Usable JSON passes
  * (empty becomes `{}`) and is shown as {@link resultObservation} shows it;
@@ -267,7 +256,7 @@ export async function observeContent(tool: string, value: unknown, p: Projection
   } else {
     const bytes = raw!;
     const shownBytes = bytes.length > max ? bytes.subarray(0, Math.floor(max / 4) * 3) : bytes;
-    kept = { content_base64: base64(shownBytes) };
+    kept = { content_base64: base64Of(shownBytes) };
     if (shownBytes.length < bytes.length) {
       const artifact = p.policy.keepFull ? (await p.store.putArtifact(bytes)).sha256 : "";
       truncated = { strategy: "head", totalBytes: bytes.length, shownBytes: shownBytes.length, artifact };

@@ -7,6 +7,7 @@
  */
 import { cleanText } from "../call/hygiene.js";
 import { fenceUntrusted, untrustedMarker } from "../toolkit/untrusted.js";
+import { BASE64_ALPHABET } from "../base64.js";
 import { encodeUtf8 } from "../web.js";
 import type { JsonValue } from "../json/index.js";
 import type { JsonObject } from "./jsonrpc.js";
@@ -19,8 +20,7 @@ export function oneLine(text: unknown, max = 200): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const B64_INDEX = new Map([...B64].map((c, k) => [c, k]));
+const B64_INDEX = new Map([...BASE64_ALPHABET].map((c, k) => [c, k]));
 
 /** Strict base64 (standard alphabet, padding optional) to bytes; undefined when it is not base64. */
 export function fromBase64(text: string): Uint8Array | undefined {

@@ -3,16 +3,16 @@
  * bundle. Decoding is strict: only the canonical encoding of some bytes is
  * accepted (each artifact's SHA-256 is checked after anyway).
  */
+import { BASE64_ALPHABET } from "../base64.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
 
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 let index: Int16Array | undefined;
 
 let alphabetBytes: Uint8Array | undefined;
 
 /** Bytes as base64: written as ASCII bytes and decoded once (no array of char codes, no string per chunk). */
 export function toBase64(bytes: Uint8Array): string {
-  const table = (alphabetBytes ??= encodeUtf8(ALPHABET));
+  const table = (alphabetBytes ??= encodeUtf8(BASE64_ALPHABET));
   const n = bytes.length;
   const out = new Uint8Array(Math.ceil(n / 3) * 4);
   const full = n - (n % 3);
@@ -39,7 +39,7 @@ export function toBase64(bytes: Uint8Array): string {
 export function fromBase64(text: string): Uint8Array | undefined {
   if (index === undefined) {
     index = new Int16Array(256).fill(-1);
-    for (let k = 0; k < 64; k++) index[ALPHABET.charCodeAt(k)] = k;
+    for (let k = 0; k < 64; k++) index[BASE64_ALPHABET.charCodeAt(k)] = k;
   }
   const table = index;
   const n = text.length;

@@ -4,31 +4,20 @@
  * (utf8 by default, latin1/binary, base64, hex). The workspace keeps
  * bytes; these are the conversions both ways.
  */
+import { base64Of, BASE64_ALPHABET } from "../../base64.js";
 import { encodeUtf8, utf8StreamDecoder } from "../../web.js";
 import type { JbEncoding as BufferEncoding } from "./just-bash.js";
 
 /** What just-bash writes: a string (in an encoding) or bytes. */
 export type FileContent = string | Uint8Array;
 
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-function toBase64(bytes: Uint8Array): string {
-  let out = "";
-  for (let k = 0; k < bytes.length; k += 3) {
-    const a = bytes[k]!, b = bytes[k + 1], c = bytes[k + 2];
-    out += B64[a >> 2]! + B64[((a & 3) << 4) | ((b ?? 0) >> 4)]!;
-    out += b === undefined ? "=" : B64[((b & 15) << 2) | ((c ?? 0) >> 6)]!;
-    out += c === undefined ? "=" : B64[c & 63]!;
-  }
-  return out;
-}
 
 function fromBase64(text: string): Uint8Array {
   const clean = text.replace(/[^A-Za-z0-9+/]/g, "");
   const out = new Uint8Array(Math.floor((clean.length * 3) / 4));
   let n = 0;
   for (let k = 0; k + 1 < clean.length; k += 4) {
-    const v = [0, 1, 2, 3].map((i) => (k + i < clean.length ? B64.indexOf(clean[k + i]!) : 0));
+    const v = [0, 1, 2, 3].map((i) => (k + i < clean.length ? BASE64_ALPHABET.indexOf(clean[k + i]!) : 0));
     out[n++] = (v[0]! << 2) | (v[1]! >> 4);
     if (k + 2 < clean.length) out[n++] = ((v[1]! & 15) << 4) | (v[2]! >> 2);
     if (k + 3 < clean.length) out[n++] = ((v[2]! & 3) << 6) | v[3]!;
@@ -65,7 +54,7 @@ export function fromBytes(bytes: Uint8Array, encoding: BufferEncoding | null | u
     for (let k = 0; k < bytes.length; k += 0x8000) out += String.fromCharCode(...bytes.subarray(k, k + 0x8000));
     return out;
   }
-  if (encoding === "base64") return toBase64(bytes);
+  if (encoding === "base64") return base64Of(bytes);
   if (encoding === "hex") return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   return decodeUtf8(bytes);
 }
