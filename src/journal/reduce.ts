@@ -122,7 +122,7 @@ export interface RunState {
    * The artifacts this run's journal named most recently (truncated outputs,
    * elided ones), at most {@link ARTIFACTS_KEPT}: what `read_artifact`
    * serves without reading the journal. An older one is found by
-   * {@link journalNames}, so a snapshot does not grow with the run.
+   * `journalNames` (isoagent/journal), so a snapshot does not grow with the run.
    */
   artifacts: string[];
   output?: JsonValue;
