@@ -282,8 +282,14 @@ describe.skipIf(!present)("the console answers ask_user (the Worker with a model
       const q = page.locator("section.approval[data-kind=call]");
       await q.waitFor();
       expect(await q.locator("h3").textContent()).toBe("The agent asks: Which list should I tidy?");
-      await q.locator("button.choice", { hasText: "todo" }).click();
-      expect(await q.locator("input.answer").inputValue()).toBe("todo");
+      // The page still moves while the run settles (the lease line above the
+      // section changes as the object lets go of the run): a click can land
+      // beside the button, so it is clicked until the answer shows it.
+      await page.waitForSelector("#run[data-status=waiting]");
+      await expect.poll(async () => {
+        await q.locator("button.choice", { hasText: "todo" }).click();
+        return q.locator("input.answer").inputValue();
+      }).toBe("todo");
       await q.locator("button.approve").click();
       await page.waitForSelector("#run[data-status=completed]");
       expect(await page.locator("#summary").textContent()).toBe('output: "Tidied the todo list."');
