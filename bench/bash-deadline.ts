@@ -119,12 +119,21 @@ export interface WorkerFigure {
 
 async function workerFigure(samples: number): Promise<WorkerFigure> {
   const timeoutMs = 1000;
-  const runner = nodeWorkerRunner({ url: await nodeBashWorkerUrl(), onUnavailable: (e) => { throw e; } });
+  const runner = nodeWorkerRunner({
+    url: await nodeBashWorkerUrl(),
+    onUnavailable: (e) => {
+      throw e;
+    },
+  });
   const bash = bashTool({ workspace: memoryWorkspace(), requireApproval: false, timeoutMs, runner });
   const times: number[] = [];
   const outcomes = new Set<string>();
   for (let k = 0; k < samples; k++) {
-    const driver = createDriver({ store: memoryStore(), tools: [bash.tool as Tool<never, unknown>], agent: scriptedAgent([calls(call("bash", { command: "echo a | sed ':a; s/a/aa/; ba'" })), final("ok")]) });
+    const driver = createDriver({
+      store: memoryStore(),
+      tools: [bash.tool as Tool<never, unknown>],
+      agent: scriptedAgent([calls(call("bash", { command: "echo a | sed ':a; s/a/aa/; ba'" })), final("ok")]),
+    });
     const outcome = await driver.start("t");
     const events = await driver.events(outcome.runId);
     const started = events.find((e) => e.type === "call.started")!;
@@ -137,7 +146,9 @@ async function workerFigure(samples: number): Promise<WorkerFigure> {
   return { timeoutMs, samples, p50: at(0.5), p99: at(0.99), worst: sorted.at(-1)!, outcomes: [...outcomes] };
 }
 
-export async function benchBashDeadline(options: { quick?: boolean; only?: readonly string[]; timeouts?: readonly number[]; noWorker?: boolean } = {}): Promise<{ worker: WorkerFigure; limits: LimitFigure[] }> {
+export async function benchBashDeadline(
+  options: { quick?: boolean; only?: readonly string[]; timeouts?: readonly number[]; noWorker?: boolean } = {},
+): Promise<{ worker: WorkerFigure; limits: LimitFigure[] }> {
   const worker = options.noWorker === true ? { timeoutMs: 1000, samples: 0, p50: 0, p99: 0, worst: 0, outcomes: [] } : await workerFigure(options.quick ? 10 : 50);
   const limits: LimitFigure[] = [];
   for (const timeoutMs of options.timeouts ?? (options.quick ? [3000] : TIMEOUTS)) {
@@ -152,7 +163,9 @@ export async function benchBashDeadline(options: { quick?: boolean; only?: reado
 
 export function printBashDeadline(f: { worker: WorkerFigure; limits: LimitFigure[] }): void {
   const w = f.worker;
-  console.log(`bash's deadline, in a worker thread: a sed loop with timeoutMs ${w.timeoutMs}, ${w.samples} runs: observation after p50 ${w.p50} ms, p99 ${w.p99} ms, worst ${w.worst} ms (${w.outcomes.join(", ")})`);
+  console.log(
+    `bash's deadline, in a worker thread: a sed loop with timeoutMs ${w.timeoutMs}, ${w.samples} runs: observation after p50 ${w.p50} ms, p99 ${w.p99} ms, worst ${w.worst} ms (${w.outcomes.join(", ")})`,
+  );
   console.log("bash's deadline in the calling thread (the limits derived from the timeout): each looping command's worst case ÷ the timeout");
   const ids = [...new Set(f.limits.map((l) => l.id))];
   const ts = [...new Set(f.limits.map((l) => l.timeoutMs))];
@@ -166,9 +179,25 @@ export function printBashDeadline(f: { worker: WorkerFigure; limits: LimitFigure
 
 export function bashDeadlineResults(f: { worker: WorkerFigure; limits: LimitFigure[] }): Result[] {
   const w = f.worker;
-  const out = [result("bash-deadline.worker.p99", `bash in a worker thread: a loop that never yields, its observation's p99 from the call's start ÷ the timeout (${w.timeoutMs} ms)`, w.p99 / w.timeoutMs, "<= 1", { ...w })];
+  const out = [
+    result(
+      "bash-deadline.worker.p99",
+      `bash in a worker thread: a loop that never yields, its observation's p99 from the call's start ÷ the timeout (${w.timeoutMs} ms)`,
+      w.p99 / w.timeoutMs,
+      "<= 1",
+      { ...w },
+    ),
+  ];
   for (const l of f.limits) {
-    out.push(result(`bash-deadline.limits.${l.id}.${l.timeoutMs}`, `bash in the calling thread, limits from a ${l.timeoutMs} ms timeout: ${CASES.find((c) => c.id === l.id)!.command} ÷ the timeout`, l.ratio, l.bounded ? "<= 0.5" : "informative", { ms: Math.round(l.ms), outcome: l.outcome, bounded: l.bounded }));
+    out.push(
+      result(
+        `bash-deadline.limits.${l.id}.${l.timeoutMs}`,
+        `bash in the calling thread, limits from a ${l.timeoutMs} ms timeout: ${CASES.find((c) => c.id === l.id)!.command} ÷ the timeout`,
+        l.ratio,
+        l.bounded ? "<= 0.5" : "informative",
+        { ms: Math.round(l.ms), outcome: l.outcome, bounded: l.bounded },
+      ),
+    );
   }
   return out;
 }
@@ -176,10 +205,19 @@ export function bashDeadlineResults(f: { worker: WorkerFigure; limits: LimitFigu
 // Run directly: print, write nothing.
 if (process.argv[1]?.endsWith("bench/bash-deadline.ts")) {
   // Calibration: --only=<id>,<id> --timeouts=<ms>,<ms> --no-worker.
-  const arg = (name: string): string[] | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(",");
+  const arg = (name: string): string[] | undefined =>
+    process.argv
+      .find((a) => a.startsWith(`--${name}=`))
+      ?.slice(name.length + 3)
+      .split(",");
   const timeouts = arg("timeouts")?.map(Number);
   const only = arg("only");
-  const f = await benchBashDeadline({ quick: process.argv.includes("--quick"), noWorker: process.argv.includes("--no-worker"), ...(only === undefined ? {} : { only }), ...(timeouts === undefined ? {} : { timeouts }) });
+  const f = await benchBashDeadline({
+    quick: process.argv.includes("--quick"),
+    noWorker: process.argv.includes("--no-worker"),
+    ...(only === undefined ? {} : { only }),
+    ...(timeouts === undefined ? {} : { timeouts }),
+  });
   printBashDeadline(f);
   for (const r of bashDeadlineResults(f)) if (!r.met) console.log(`${r.id}: ${r.ratio} (${r.goal}, NOT met)`);
 }

@@ -130,7 +130,12 @@ async function nodeRuns(dir: string, options: { rounds: number; perRound: number
   const samples: { bash: number[]; jb: number[] } = { bash: [], jb: [] };
   for (let k = 0; k < options.cold; k++) {
     for (const which of k % 2 === 0 ? (["jb", "bash"] as const) : (["bash", "jb"] as const)) {
-      const out = JSON.parse(execFileSync(process.execPath, [join(dir, `cold-${which}.js`)], { encoding: "utf8" }).trim().split("\n").at(-1)!) as { ms: number; ok: boolean };
+      const out = JSON.parse(
+        execFileSync(process.execPath, [join(dir, `cold-${which}.js`)], { encoding: "utf8" })
+          .trim()
+          .split("\n")
+          .at(-1)!,
+      ) as { ms: number; ok: boolean };
       if (!out.ok) throw new Error(`cold ${which} failed`);
       samples[which].push(out.ms);
     }
@@ -143,7 +148,14 @@ function figure(platform: "node" | "chromium", rounds: { justBash: number; bash:
   return {
     platform,
     command: COMMAND,
-    warm: { justBashMs: median(rounds.map((r) => r.justBash)), bashMs: median(rounds.map((r) => r.bash)), ratio: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), rounds: rounds.length },
+    warm: {
+      justBashMs: median(rounds.map((r) => r.justBash)),
+      bashMs: median(rounds.map((r) => r.bash)),
+      ratio: median(ratios),
+      min: Math.min(...ratios),
+      max: Math.max(...ratios),
+      rounds: rounds.length,
+    },
     cold: { justBashMs: median(cold.jb), bashMs: median(cold.bash), ratio: median(cold.bash) / median(cold.jb), samples: cold.bash.length },
   };
 }
@@ -176,7 +188,12 @@ async function chromiumFigure(options: { rounds: number; perRound: number; cold:
     const p = await browser.newPage();
     await p.goto(`${site.url}warm.html`);
     await p.waitForSelector("body[data-ready=yes]", { state: "attached" });
-    const w = await p.evaluate(([c, f, r, n]) => (window as unknown as { __warm: (...a: unknown[]) => Promise<{ rounds: { justBash: number; bash: number }[] }> }).__warm(c, f, r, n), [COMMAND, FILES, options.rounds, options.perRound] as const);
+    const w = await p.evaluate(([c, f, r, n]) => (window as unknown as { __warm: (...a: unknown[]) => Promise<{ rounds: { justBash: number; bash: number }[] }> }).__warm(c, f, r, n), [
+      COMMAND,
+      FILES,
+      options.rounds,
+      options.perRound,
+    ] as const);
     return figure("chromium", w.rounds, samples);
   } finally {
     await browser.close();
@@ -195,14 +212,19 @@ export function printBash(figures: BashFigure[]): void {
   console.log("| platform | just-bash warm | bash warm | warm ratio (spread) | just-bash cold | bash cold (lazy load included) | cold ratio |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const f of figures) {
-    console.log(`| ${f.platform} | ${f.warm.justBashMs.toFixed(3)} ms | ${f.warm.bashMs.toFixed(3)} ms | ${f.warm.ratio.toFixed(2)} (${f.warm.min.toFixed(2)}-${f.warm.max.toFixed(2)}, ${f.warm.rounds} rounds) | ${f.cold.justBashMs.toFixed(1)} ms | ${f.cold.bashMs.toFixed(1)} ms | ${f.cold.ratio.toFixed(2)} (${f.cold.samples} samples) |`);
+    console.log(
+      `| ${f.platform} | ${f.warm.justBashMs.toFixed(3)} ms | ${f.warm.bashMs.toFixed(3)} ms | ${f.warm.ratio.toFixed(2)} (${f.warm.min.toFixed(2)}-${f.warm.max.toFixed(2)}, ${f.warm.rounds} rounds) | ${f.cold.justBashMs.toFixed(1)} ms | ${f.cold.bashMs.toFixed(1)} ms | ${f.cold.ratio.toFixed(2)} (${f.cold.samples} samples) |`,
+    );
   }
 }
 
 export function bashResults(figures: BashFigure[]): Result[] {
   return figures.flatMap((f) => [
     result(`bash.warm.${f.platform}`, `bash tool call ÷ just-bash exec, one warm command (${f.platform})`, f.warm.ratio, "<= 1.2", { ...f.warm, command: f.command }),
-    result(`bash.cold.${f.platform}`, `bash's first command (lazy load included) ÷ just-bash's import and first command (${f.platform})`, f.cold.ratio, "informative", { ...f.cold, command: f.command }),
+    result(`bash.cold.${f.platform}`, `bash's first command (lazy load included) ÷ just-bash's import and first command (${f.platform})`, f.cold.ratio, "informative", {
+      ...f.cold,
+      command: f.command,
+    }),
   ]);
 }
 

@@ -202,20 +202,52 @@ export const CASES: Case[] = [
     // The issue's goal for it is the one against @cfworker; 11 RegExp tests cost more than 3 JSON.parses of 400 bytes.
     goals: { vsCfworker: "<= 0.5", vsParse: "informative" },
     valid: JSON.stringify({
-      id: "123e4567-e89b-12d3-a456-426614174000", version: "12.4.0-beta.1", date: "2024-05-17", commit: "9fceb02d0ae598e95dc970b74767f19372d61af8", owner: "octo-cat_42",
-      url: "https://github.com/org/repo/releases/tag/v12.4.0", color: "#1a2b3c", locale: "en-GB", phone: "+4915123456789", labels, meta: { "x-team": "core", "x-ticket": "REL-42" },
+      id: "123e4567-e89b-12d3-a456-426614174000",
+      version: "12.4.0-beta.1",
+      date: "2024-05-17",
+      commit: "9fceb02d0ae598e95dc970b74767f19372d61af8",
+      owner: "octo-cat_42",
+      url: "https://github.com/org/repo/releases/tag/v12.4.0",
+      color: "#1a2b3c",
+      locale: "en-GB",
+      phone: "+4915123456789",
+      labels,
+      meta: { "x-team": "core", "x-ticket": "REL-42" },
     }),
     invalid: JSON.stringify({
-      id: "123e4567-e89b-12d3-a456-426614174000", version: "12.4.0-beta.1", date: "2024-05-17", commit: "9fceb02d0ae598e95dc970b74767f19372d61af8", owner: "octo-cat_42",
-      url: "https://github.com/org/repo/releases/tag/v12.4.0", color: "#1a2b3c", locale: "en-GB", phone: "+4915123456789", labels: [...labels.slice(0, 7), "Not A Label"], meta: { "x-team": "core", "x-ticket": "REL-42" },
+      id: "123e4567-e89b-12d3-a456-426614174000",
+      version: "12.4.0-beta.1",
+      date: "2024-05-17",
+      commit: "9fceb02d0ae598e95dc970b74767f19372d61af8",
+      owner: "octo-cat_42",
+      url: "https://github.com/org/repo/releases/tag/v12.4.0",
+      color: "#1a2b3c",
+      locale: "en-GB",
+      phone: "+4915123456789",
+      labels: [...labels.slice(0, 7), "Not A Label"],
+      meta: { "x-team": "core", "x-ticket": "REL-42" },
     }),
   },
   {
     id: "patterns-matcher",
     what: "6 patterns only the linear-time matcher may run",
     spec: matcherPatterns,
-    valid: JSON.stringify({ to: "someone.else@mail.example.co.uk", host: "smtp.eu-west-1.example.com", subject: "The quarterly report is attached", attachment: "q3-report.final.pdf", words, body: "Hello,\nsee the attachment.\n" }),
-    invalid: JSON.stringify({ to: "someone.else@mail.example.co.uk", host: "smtp.eu-west-1.example.com", subject: "The quarterly report  is attached", attachment: "q3-report.final.pdf", words, body: "Hello,\nsee the attachment.\n" }),
+    valid: JSON.stringify({
+      to: "someone.else@mail.example.co.uk",
+      host: "smtp.eu-west-1.example.com",
+      subject: "The quarterly report is attached",
+      attachment: "q3-report.final.pdf",
+      words,
+      body: "Hello,\nsee the attachment.\n",
+    }),
+    invalid: JSON.stringify({
+      to: "someone.else@mail.example.co.uk",
+      host: "smtp.eu-west-1.example.com",
+      subject: "The quarterly report  is attached",
+      attachment: "q3-report.final.pdf",
+      words,
+      body: "Hello,\nsee the attachment.\n",
+    }),
     goals: { vsCfworker: "informative", vsParse: "informative" },
   },
 ];
@@ -260,7 +292,10 @@ function patternsOf(schema: unknown): [string, boolean][] {
 
 export function benchCheckArgs(options: MeasureOptions = {}): CheckArgsFigure[] {
   const figures: CheckArgsFigure[] = [];
-  for (const [id, native] of [["patterns", true], ["patterns-matcher", false]] as const) {
+  for (const [id, native] of [
+    ["patterns", true],
+    ["patterns-matcher", false],
+  ] as const) {
     const wrong = patternsOf(CASES.find((c) => c.id === id)!.spec.inputSchema).filter(([, n]) => n !== native);
     if (wrong.length > 0) throw new Error(`${id}: ${wrong.map(([p]) => p).join(", ")} ${native ? "do not run on RegExp" : "run on RegExp"}`);
   }
@@ -330,7 +365,15 @@ export function printCheckArgs(figures: CheckArgsFigure[]): void {
 
 export function checkArgsResults(figures: CheckArgsFigure[]): Result[] {
   return figures.flatMap((f) => {
-    const detail = { clock: "process CPU time", bytes: f.bytes, jsonParseNs: Math.round(f.jsonParseNs), baselineNs: Math.round(f.baselineNs), checkArgsNs: Math.round(f.checkArgsNs), spread: [f.ratioMin, f.ratioMax], peersInJsonParses: f.peers };
+    const detail = {
+      clock: "process CPU time",
+      bytes: f.bytes,
+      jsonParseNs: Math.round(f.jsonParseNs),
+      baselineNs: Math.round(f.baselineNs),
+      checkArgsNs: Math.round(f.checkArgsNs),
+      spread: [f.ratioMin, f.ratioMax],
+      peersInJsonParses: f.peers,
+    };
     return [
       result(`check-args.${f.id}.${f.input}.vs-cfworker`, `checkArgs / (JSON.parse + @cfworker validate), ${f.what}, ${f.input}`, f.ratio, f.goals.vsCfworker, detail),
       result(`check-args.${f.id}.${f.input}.vs-parse`, `checkArgs / JSON.parse, ${f.what}, ${f.input}`, f.ratioToParse, f.goals.vsParse, detail),
@@ -357,7 +400,9 @@ export function benchHostile(options: MeasureOptions = {}): Result {
     { ...options, clock: "cpu" },
   );
   const ratio = check!.medianNs / parse!.medianNs;
-  console.log(`\ncheck-args, hostile: a ${raw.length}-byte argument RegExp would backtrack on for ever: checkArgs ${formatNs(check!.medianNs)} (${(check!.medianNs / raw.length).toFixed(1)} ns/byte), ${ratio.toFixed(1)} JSON.parses`);
+  console.log(
+    `\ncheck-args, hostile: a ${raw.length}-byte argument RegExp would backtrack on for ever: checkArgs ${formatNs(check!.medianNs)} (${(check!.medianNs / raw.length).toFixed(1)} ns/byte), ${ratio.toFixed(1)} JSON.parses`,
+  );
   return result("check-args.patterns-matcher.hostile.vs-parse", `checkArgs / JSON.parse, send_mail with a 100 KB subject that backtracks for ever on RegExp (^(\\S+\\s?)+$)`, ratio, "informative", {
     clock: "process CPU time",
     bytes: raw.length,

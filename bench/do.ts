@@ -30,7 +30,14 @@ import { alternate, formatNs, median, ratioOf } from "./harness.js";
 import { result, type Result } from "./results.js";
 
 export type StorageMode = "disk" | "memory";
-type Case = "hosted-sync.local-mutation" | "hosted-output-gate.local-mutation" | "hosted-sync.read-only" | "journal-write.sync" | "journal-write.output-gate" | "worker-rpc.local-mutation" | "worker-rpc.read-only";
+type Case =
+  | "hosted-sync.local-mutation"
+  | "hosted-output-gate.local-mutation"
+  | "hosted-sync.read-only"
+  | "journal-write.sync"
+  | "journal-write.output-gate"
+  | "worker-rpc.local-mutation"
+  | "worker-rpc.read-only";
 
 export interface DoFigure {
   readonly mode: StorageMode;

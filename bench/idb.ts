@@ -108,13 +108,26 @@ export async function benchIdb(options: { quick?: boolean; modes?: readonly Stor
           const got = await alternate(rounds, ["raw", "append", "put-record", "read-put-record", ...CLASSES] as const, async (which) => {
             if (which === "raw") return (await page.evaluate(([n, d]) => window.bench.raw(n, d), [steps, durability] as const)) / steps;
             if (which === "append") return (await page.evaluate(([n, d]) => window.bench.append(n, d), [steps, durability] as const)) / steps;
-            if (which === "put-record" || which === "read-put-record") return (await page.evaluate(([n, d, r]) => window.bench.shaped(n, d, r), [steps, durability, which === "read-put-record"] as const)) / steps;
+            if (which === "put-record" || which === "read-put-record")
+              return (await page.evaluate(([n, d, r]) => window.bench.shaped(n, d, r), [steps, durability, which === "read-put-record"] as const)) / steps;
             const r = await page.evaluate(([n, d, s]) => window.bench.driver(n, d, s), [steps, durability, which] as const);
             counted[which]!.push(r.transactions / steps);
             return r.ms / steps;
           });
           const vsAppend = ratioOf(got.append, got.raw);
-          figures.push({ mode, durability, what: "append", steps, rawPerStep: 1, transactionsPerStep: 1, rawMsPerTx: median(got.raw), msPerStep: median(got.append), ratio: vsAppend.ratio, ratioMin: vsAppend.min, ratioMax: vsAppend.max });
+          figures.push({
+            mode,
+            durability,
+            what: "append",
+            steps,
+            rawPerStep: 1,
+            transactionsPerStep: 1,
+            rawMsPerTx: median(got.raw),
+            msPerStep: median(got.append),
+            ratio: vsAppend.ratio,
+            ratioMin: vsAppend.min,
+            ratioMax: vsAppend.max,
+          });
           // Where the append's time goes: the record (its size and shape) against a raw put; the store's own work against the same transaction without it.
           for (const [what, a, b] of [
             ["put-record", got["put-record"], got.raw],
@@ -126,8 +139,23 @@ export async function benchIdb(options: { quick?: boolean; modes?: readonly Stor
           }
           for (const c of CLASSES) {
             const rawPerStep = c === "read_only" ? 1 : 2;
-            const r = ratioOf(got.raw.map((x) => x * rawPerStep), got[c]);
-            figures.push({ mode, durability, what: c, steps, rawPerStep, transactionsPerStep: median(counted[c]!), rawMsPerTx: median(got.raw), msPerStep: median(got[c]), ratio: r.ratio, ratioMin: r.min, ratioMax: r.max });
+            const r = ratioOf(
+              got.raw.map((x) => x * rawPerStep),
+              got[c],
+            );
+            figures.push({
+              mode,
+              durability,
+              what: c,
+              steps,
+              rawPerStep,
+              transactionsPerStep: median(counted[c]!),
+              rawMsPerTx: median(got.raw),
+              msPerStep: median(got[c]),
+              ratio: r.ratio,
+              ratioMin: r.min,
+              ratioMax: r.max,
+            });
           }
         }
       } finally {
@@ -154,7 +182,9 @@ export function printIdb(figures: IdbFigure[]): void {
       `| ${f.mode} | ${f.durability} | ${f.what === "append" ? "journal write (append of 4 events)" : isBreakdown(f.what) ? `where it goes: ${BREAKDOWN[f.what]}` : `${f.what} step (vs ${f.rawPerStep} raw)`} | ${f.transactionsPerStep.toFixed(2)} | ${formatNs(f.rawMsPerTx * 1e6)} | ${formatNs(f.msPerStep * 1e6)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) | ${goal} |`,
     );
   }
-  console.log("steps: ratio = raw time for the same number of transactions ÷ driver time (a read_only step is one transaction; a local_mutation step two: its start, durable before the effect, and its outcome)");
+  console.log(
+    "steps: ratio = raw time for the same number of transactions ÷ driver time (a read_only step is one transaction; a local_mutation step two: its start, durable before the effect, and its outcome)",
+  );
   console.log("journal write: ratio = one append's time ÷ one raw transaction's");
 }
 
@@ -173,6 +203,14 @@ export function idbResults(figures: IdbFigure[]): Result[] {
       : f.what === "append"
         ? `one journal append (a read-only step's 4 events) ÷ one ~100-byte put, IndexedDB in Chromium, ${label(f)}`
         : `raw time for ${f.rawPerStep} ~100-byte put transaction${f.rawPerStep > 1 ? "s" : ""} ÷ driver time per ${f.what} step (${f.transactionsPerStep.toFixed(2)} transactions per step), IndexedDB in Chromium, ${label(f)}`;
-    return result(id, what, f.ratio, goalOf(f), { storage: f.mode, durability: f.durability, rawMsPerTx: f.rawMsPerTx, msPerStep: f.msPerStep, transactionsPerStep: f.transactionsPerStep, rawPerStep: f.rawPerStep, spread: [f.ratioMin, f.ratioMax] });
+    return result(id, what, f.ratio, goalOf(f), {
+      storage: f.mode,
+      durability: f.durability,
+      rawMsPerTx: f.rawMsPerTx,
+      msPerStep: f.msPerStep,
+      transactionsPerStep: f.transactionsPerStep,
+      rawPerStep: f.rawPerStep,
+      spread: [f.ratioMin, f.ratioMax],
+    });
   });
 }

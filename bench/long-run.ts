@@ -67,7 +67,8 @@ export function printLongRun(figures: LongRunFigure[]): void {
   console.log(`long-run: time per step under the trimmer (budget ${TRIMMED.budgetTokens} tokens, keepRecent 4), the Responses adapter over an in-process transport, memory store`);
   console.log("| steps | per step | ÷ N = 100 | compactions | largest request (tokens) | events |");
   console.log("|---:|---:|---:|---:|---:|---:|");
-  for (const f of figures) console.log(`| ${f.steps} | ${formatNs(f.nsPerStep)} | ${f.ratio.toFixed(2)} (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)}) | ${f.compactions} | ${f.largestRequestTokens} | ${f.events} |`);
+  for (const f of figures)
+    console.log(`| ${f.steps} | ${formatNs(f.nsPerStep)} | ${f.ratio.toFixed(2)} (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)}) | ${f.compactions} | ${f.largestRequestTokens} | ${f.events} |`);
   for (const x of longRunResults(figures)) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
 
@@ -76,12 +77,18 @@ export function longRunResults(figures: LongRunFigure[]): Result[] {
   const long = figures.find((f) => f.steps === LONG);
   if (short === undefined || long === undefined) return [];
   return [
-    result("long-run.flat", `time per step at N = ${LONG} ÷ at N = ${SHORT}, trimmer on (budget ${TRIMMED.budgetTokens} tokens, reached by step 30), Responses adapter over an in-process transport, memory store`, long.ratio, "<= 1.25", {
-      spread: long.spread,
-      nsPerStep: { [SHORT]: Math.round(short.nsPerStep), [LONG]: Math.round(long.nsPerStep) },
-      compactions: { [SHORT]: short.compactions, [LONG]: long.compactions },
-      largestRequestTokens: { [SHORT]: short.largestRequestTokens, [LONG]: long.largestRequestTokens },
-      events: { [SHORT]: short.events, [LONG]: long.events },
-    }),
+    result(
+      "long-run.flat",
+      `time per step at N = ${LONG} ÷ at N = ${SHORT}, trimmer on (budget ${TRIMMED.budgetTokens} tokens, reached by step 30), Responses adapter over an in-process transport, memory store`,
+      long.ratio,
+      "<= 1.25",
+      {
+        spread: long.spread,
+        nsPerStep: { [SHORT]: Math.round(short.nsPerStep), [LONG]: Math.round(long.nsPerStep) },
+        compactions: { [SHORT]: short.compactions, [LONG]: long.compactions },
+        largestRequestTokens: { [SHORT]: short.largestRequestTokens, [LONG]: long.largestRequestTokens },
+        events: { [SHORT]: short.events, [LONG]: long.events },
+      },
+    ),
   ];
 }

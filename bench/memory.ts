@@ -47,7 +47,9 @@ export function printMemory(f: { completed: MemoryFigure; long: LongMemoryFigure
   console.log("memory: heap a run keeps (measured in a child after forced collections) against its data serialized");
   console.log(`completed run, no budget: events ${c.events}, journal ${kb(c.journalBytes)}, heap retained ${kb(c.retainedBytes)}, ratio ${(c.retainedBytes / c.journalBytes).toFixed(2)}`);
   console.log(`live run, trimmer on: events ${l.events} (${l.steps} steps), journal ${kb(l.journalBytes)}, heap ${kb(l.liveBytes)}, ratio ${(l.liveBytes / l.journalBytes).toFixed(2)}`);
-  console.log(`resumed: snapshot ${kb(l.snapshotBytes)} + ${l.tailEvents} events after it = ${kb(l.readBytes)}, heap the resuming driver added ${kb(l.resumedBytes)}, ratio ${(l.resumedBytes / l.readBytes).toFixed(2)}`);
+  console.log(
+    `resumed: snapshot ${kb(l.snapshotBytes)} + ${l.tailEvents} events after it = ${kb(l.readBytes)}, heap the resuming driver added ${kb(l.resumedBytes)}, ratio ${(l.resumedBytes / l.readBytes).toFixed(2)}`,
+  );
   for (const x of memoryResults(f)) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
 
@@ -56,7 +58,19 @@ export function memoryResults(f: { completed: MemoryFigure; long: LongMemoryFigu
   const l = f.long;
   return [
     result("memory.heap-per-journal", `heap retained per ${c.events}-event run ÷ its journal serialized (completed, no budget, memory store)`, c.retainedBytes / c.journalBytes, "<= 3", { ...c }),
-    result("memory.live-per-journal", `heap of a live ${l.events}-event run ÷ its journal serialized (trimmer on, memory store, its artifacts included in the heap)`, l.liveBytes / l.journalBytes, "<= 3", { ...l }),
-    result("memory.resumed-per-snapshot-tail", `heap a driver adds resuming that run ÷ the snapshot and the ${l.tailEvents} events after it, serialized (what it read)`, l.resumedBytes / l.readBytes, "<= 3", { ...l }),
+    result(
+      "memory.live-per-journal",
+      `heap of a live ${l.events}-event run ÷ its journal serialized (trimmer on, memory store, its artifacts included in the heap)`,
+      l.liveBytes / l.journalBytes,
+      "<= 3",
+      { ...l },
+    ),
+    result(
+      "memory.resumed-per-snapshot-tail",
+      `heap a driver adds resuming that run ÷ the snapshot and the ${l.tailEvents} events after it, serialized (what it read)`,
+      l.resumedBytes / l.readBytes,
+      "<= 3",
+      { ...l },
+    ),
   ];
 }

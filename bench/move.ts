@@ -150,7 +150,9 @@ export async function benchMove(options: { quick?: boolean } = {}): Promise<Move
 }
 
 export function printMove(f: MoveFigure): void {
-  console.log(`move: a ${f.events}-event run naming ${f.artifacts} artifacts (bundle ${(f.bundleBytes / 1024 / 1024).toFixed(1)} MiB), exported and imported, against reading it from the memory store`);
+  console.log(
+    `move: a ${f.events}-event run naming ${f.artifacts} artifacts (bundle ${(f.bundleBytes / 1024 / 1024).toFixed(1)} MiB), exported and imported, against reading it from the memory store`,
+  );
   console.log("| contender | time | ÷ read |");
   console.log("|---|---:|---:|");
   for (const name of Object.keys(f.ns)) console.log(`| ${name} | ${formatNs(f.ns[name]!)} | ${f.ratio[name]!.toFixed(2)} (${f.spread[name]![0].toFixed(2)}–${f.spread[name]![1].toFixed(2)}) |`);
@@ -161,9 +163,21 @@ export function printMove(f: MoveFigure): void {
 export function moveResults(f: MoveFigure): Result[] {
   const detail = { events: f.events, artifacts: f.artifacts, bundleBytes: f.bundleBytes, ns: Object.fromEntries(Object.entries(f.ns).map(([k, v]) => [k, Math.round(v)])) };
   return [
-    result("move.export-import-vs-read", `exportRun streamed into importRun (verified, written) of a ${f.events}-event run naming ${f.artifacts} artifacts ÷ reading its journal and artifacts from the memory store`, f.ratio[MOVE]!, "informative", { ...detail, spread: f.spread[MOVE] }),
+    result(
+      "move.export-import-vs-read",
+      `exportRun streamed into importRun (verified, written) of a ${f.events}-event run naming ${f.artifacts} artifacts ÷ reading its journal and artifacts from the memory store`,
+      f.ratio[MOVE]!,
+      "informative",
+      { ...detail, spread: f.spread[MOVE] },
+    ),
     result("move.export-vs-read", "the export alone (the bundle as text) ÷ the same read (informative)", f.ratio[EXPORT]!, "informative", { ...detail, spread: f.spread[EXPORT] }),
     result("move.import-vs-read", "the import alone (of that text) ÷ the same read (informative)", f.ratio[IMPORT]!, "informative", { ...detail, spread: f.spread[IMPORT] }),
-    result("move.mirror-lag-p99-vs-interval", `mirror lag p99 over loopback at 50 appends/s ÷ the 20 ms between appends (p50 ${f.mirror.p50Ms.toFixed(1)} ms, p99 ${f.mirror.p99Ms.toFixed(1)} ms)`, f.mirror.p99Ms / 20, "informative", { ...f.mirror }),
+    result(
+      "move.mirror-lag-p99-vs-interval",
+      `mirror lag p99 over loopback at 50 appends/s ÷ the 20 ms between appends (p50 ${f.mirror.p50Ms.toFixed(1)} ms, p99 ${f.mirror.p99Ms.toFixed(1)} ms)`,
+      f.mirror.p99Ms / 20,
+      "informative",
+      { ...f.mirror },
+    ),
   ];
 }

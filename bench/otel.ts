@@ -37,7 +37,9 @@ const ENCODE = "derive and encode: otlpJson(journalSpans(events))";
 async function answeredRun(steps: number) {
   const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;
   const answer = (finishReason: string) => ({ provider: "openai", model: "gpt-fake", finishReason, usage: { input: 1200, output: 20, cached: 1024 } });
-  const agent = scriptedAgent((view) => (view.step <= steps ? { ...calls({ name: "noop", args: "{}", callId: `call_${view.step}` }), answer: answer("tool_calls") } : { ...final("done"), answer: answer("stop") }));
+  const agent = scriptedAgent((view) =>
+    view.step <= steps ? { ...calls({ name: "noop", args: "{}", callId: `call_${view.step}` }), answer: answer("tool_calls") } : { ...final("done"), answer: answer("stop") },
+  );
   const store = memoryStore();
   const outcome = await createDriver({ store, agent, tools: [noop], limits: { maxSteps: 0 } }).start("bench");
   if (outcome.status !== "completed") throw new Error(`otel: the run is ${outcome.status}`);
@@ -78,7 +80,10 @@ export function printOtel(f: OtelFigure): void {
 export function otelResults(f: OtelFigure): Result[] {
   const detail = { events: f.events, spans: f.spans, journalBytes: f.journalBytes, ns: Object.fromEntries(Object.entries(f.ns).map(([k, v]) => [k, Math.round(v)])) };
   return [
-    result("otel.derive-vs-read", `journalSpans of a ${f.events}-event run ÷ reading its journal from the memory store (store.read: a JSON.parse per event, no I/O)`, f.ratio[DERIVE]!, "<= 0.2", { ...detail, spread: f.spread[DERIVE] }),
+    result("otel.derive-vs-read", `journalSpans of a ${f.events}-event run ÷ reading its journal from the memory store (store.read: a JSON.parse per event, no I/O)`, f.ratio[DERIVE]!, "<= 0.2", {
+      ...detail,
+      spread: f.spread[DERIVE],
+    }),
     result("otel.derive-and-encode-vs-read", `otlpJson(journalSpans(…)) of the same run ÷ the same read (informative)`, f.ratio[ENCODE]!, "informative", { ...detail, spread: f.spread[ENCODE] }),
   ];
 }

@@ -141,7 +141,12 @@ async function benchNode(rounds: number, samples: number, fanRounds: number): Pr
       return memory.append(runId, events, guard, status);
     },
   };
-  const driver = createDriver({ store, agent: scriptedAgent((v) => (v.step <= rounds + samples + fanRounds + 1 ? calls({ name: "step", args: "{}" }) : final("done"))), tools: [step], limits: { maxSteps: 0 } });
+  const driver = createDriver({
+    store,
+    agent: scriptedAgent((v) => (v.step <= rounds + samples + fanRounds + 1 ? calls({ name: "step", args: "{}" }) : final("done"))),
+    tools: [step],
+    limits: { maxSteps: 0 },
+  });
   const pushed = driverBackend(driver);
   const polled: RunsBackend = { ...pushed, stream: async (runId, from) => pollingStream(pushed, runId, from) };
   const apps = { push: createHttpApp({ backend: pushed, tokens: () => [TOKEN] }), poll: createHttpApp({ backend: polled, tokens: () => [TOKEN] }) };
@@ -278,16 +283,45 @@ export function printPush(f: PushFigure): void {
   console.log(`push: from an append to its delivery on a live event stream (${f.rounds} rounds)`);
   console.log("| where | pushed | baseline | ratio (spread) |");
   console.log("|---|---:|---:|---:|");
-  console.log(`| Node, driverBackend: append → delivery | ${f.pushMs.toFixed(2)} ms | ${f.pollMs.toFixed(1)} ms (300 ms poll) | ${f.ratio.toFixed(3)} (${f.spread[0].toFixed(3)}–${f.spread[1].toFixed(3)}) |`);
-  console.log(`| Node, pushed alone, ${f.samples} appends: p50 / p99 | ${f.pushP50Ms.toFixed(2)} / ${f.pushP99Ms.toFixed(2)} ms | poll p50 / slowest: ${f.pollP50Ms.toFixed(1)} / ${f.pollMaxMs.toFixed(1)} ms | |`);
+  console.log(
+    `| Node, driverBackend: append → delivery | ${f.pushMs.toFixed(2)} ms | ${f.pollMs.toFixed(1)} ms (300 ms poll) | ${f.ratio.toFixed(3)} (${f.spread[0].toFixed(3)}–${f.spread[1].toFixed(3)}) |`,
+  );
+  console.log(
+    `| Node, pushed alone, ${f.samples} appends: p50 / p99 | ${f.pushP50Ms.toFixed(2)} / ${f.pushP99Ms.toFixed(2)} ms | poll p50 / slowest: ${f.pollP50Ms.toFixed(1)} / ${f.pollMaxMs.toFixed(1)} ms | |`,
+  );
   console.log(`| Node, pushed to ${f.fanOut} streams: append → the last one's delivery, p50 / p99 | ${f.fanOutP50Ms.toFixed(2)} / ${f.fanOutP99Ms.toFixed(2)} ms | | |`);
-  console.log(`| workerd, the run's object: approval sent → delivered | ${f.doDeliveryMs.toFixed(1)} ms | ${f.doAnswerMs.toFixed(1)} ms (the approval's reply) | ${f.doRatio.toFixed(2)} (${f.doSpread[0].toFixed(2)}–${f.doSpread[1].toFixed(2)}) |`);
+  console.log(
+    `| workerd, the run's object: approval sent → delivered | ${f.doDeliveryMs.toFixed(1)} ms | ${f.doAnswerMs.toFixed(1)} ms (the approval's reply) | ${f.doRatio.toFixed(2)} (${f.doSpread[0].toFixed(2)}–${f.doSpread[1].toFixed(2)}) |`,
+  );
   for (const x of pushResults(f)) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
 
 export function pushResults(f: PushFigure): Result[] {
   return [
-    result("push.node-vs-poll", "Node (createHttpApp + driverBackend): append → SSE delivery, pushed ÷ the 300 ms poll it replaced (median of same-round ratios; each round's append 0–300 ms into the poll's cycle)", f.ratio, "<= 0.1", { pushMs: f.pushMs, pollMs: f.pollMs, rounds: f.rounds, spread: f.spread, pushP50Ms: f.pushP50Ms, pushP99Ms: f.pushP99Ms, samples: f.samples, pollP50Ms: f.pollP50Ms, pollMaxMs: f.pollMaxMs, fanOut: f.fanOut, fanOutP50Ms: f.fanOutP50Ms, fanOutP99Ms: f.fanOutP99Ms }),
-    result("push.do-vs-answer", "workerd (the run's Durable Object holds the stream): approval sent → its event delivered ÷ approval sent → its reply", f.doRatio, "<= 1.5", { deliveryMs: f.doDeliveryMs, answerMs: f.doAnswerMs, spread: f.doSpread }),
+    result(
+      "push.node-vs-poll",
+      "Node (createHttpApp + driverBackend): append → SSE delivery, pushed ÷ the 300 ms poll it replaced (median of same-round ratios; each round's append 0–300 ms into the poll's cycle)",
+      f.ratio,
+      "<= 0.1",
+      {
+        pushMs: f.pushMs,
+        pollMs: f.pollMs,
+        rounds: f.rounds,
+        spread: f.spread,
+        pushP50Ms: f.pushP50Ms,
+        pushP99Ms: f.pushP99Ms,
+        samples: f.samples,
+        pollP50Ms: f.pollP50Ms,
+        pollMaxMs: f.pollMaxMs,
+        fanOut: f.fanOut,
+        fanOutP50Ms: f.fanOutP50Ms,
+        fanOutP99Ms: f.fanOutP99Ms,
+      },
+    ),
+    result("push.do-vs-answer", "workerd (the run's Durable Object holds the stream): approval sent → its event delivered ÷ approval sent → its reply", f.doRatio, "<= 1.5", {
+      deliveryMs: f.doDeliveryMs,
+      answerMs: f.doAnswerMs,
+      spread: f.doSpread,
+    }),
   ];
 }

@@ -37,7 +37,6 @@ export function result(id: string, what: string, ratio: number, goal: string, de
   return { id, what, ratio: Math.round(ratio * 1000) / 1000, goal, met: meets(ratio, goal), detail };
 }
 
-
 export function machine(): string {
   const c = cpus();
   return `${c.length} × ${c[0]?.model.trim() ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`;

@@ -59,7 +59,12 @@ export async function benchResumeAsk(options: { quick?: boolean } = {}): Promise
   for (const n of sizes) {
     const run = await runOfEvents(n);
     const snapshot = await run.store.getSnapshot(run.runId);
-    runs.push({ ...run, snapshotBytes: snapshot === null ? 0 : JSON.stringify(snapshot).length, tailEvents: run.events - (snapshot?.seq ?? 0), transcriptItems: snapshot?.state.transcript.length ?? 0 });
+    runs.push({
+      ...run,
+      snapshotBytes: snapshot === null ? 0 : JSON.stringify(snapshot).length,
+      tailEvents: run.events - (snapshot?.seq ?? 0),
+      transcriptItems: snapshot?.state.transcript.length ?? 0,
+    });
   }
   const names = sizes.map(String) as string[];
   const chars = new Map<string, number>();
@@ -74,7 +79,16 @@ export async function benchResumeAsk(options: { quick?: boolean } = {}): Promise
   return runs.map((run, k) => {
     const times = samples[names[k]!]!.slice(warm);
     const r = ratioOf(times, base);
-    return { events: run.events, resumeNs: median(times), ratio: r.ratio, spread: [r.min, r.max] as const, snapshotBytes: run.snapshotBytes, tailEvents: run.tailEvents, requestChars: chars.get(names[k]!)!, transcriptItems: run.transcriptItems };
+    return {
+      events: run.events,
+      resumeNs: median(times),
+      ratio: r.ratio,
+      spread: [r.min, r.max] as const,
+      snapshotBytes: run.snapshotBytes,
+      tailEvents: run.tailEvents,
+      requestChars: chars.get(names[k]!)!,
+      transcriptItems: run.transcriptItems,
+    };
   });
 }
 
@@ -82,7 +96,10 @@ export function printResumeAsk(figures: ResumeAskFigure[]): void {
   console.log("resume-ask: a new driver resumes a run left running under the trimmer and asks the agent once (Responses adapter, in-process transport; memory store)");
   console.log("| events | resume + ask | ÷ fewest | snapshot read | events after it | transcript items | request |");
   console.log("|---:|---:|---:|---:|---:|---:|---:|");
-  for (const f of figures) console.log(`| ${f.events} | ${formatNs(f.resumeNs)} | ${f.ratio.toFixed(2)} (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)}) | ${(f.snapshotBytes / 1024).toFixed(0)} KB | ${f.tailEvents} | ${f.transcriptItems} | ${f.requestChars} chars |`);
+  for (const f of figures)
+    console.log(
+      `| ${f.events} | ${formatNs(f.resumeNs)} | ${f.ratio.toFixed(2)} (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)}) | ${(f.snapshotBytes / 1024).toFixed(0)} KB | ${f.tailEvents} | ${f.transcriptItems} | ${f.requestChars} chars |`,
+    );
   for (const x of resumeAskResults(figures)) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
 
@@ -90,9 +107,17 @@ export function resumeAskResults(figures: ResumeAskFigure[]): Result[] {
   const small = figures[0]!;
   const large = figures[figures.length - 1]!;
   return [
-    result("resume-ask.flat", `resume and one step that asks the agent at ${large.events} events ÷ at ${small.events}, trimmer on, Responses adapter over an in-process transport, memory store`, large.ratio, "<= 2", {
-      spread: large.spread,
-      byEvents: Object.fromEntries(figures.map((f) => [f.events, { ns: Math.round(f.resumeNs), snapshotBytes: f.snapshotBytes, tailEvents: f.tailEvents, transcriptItems: f.transcriptItems, requestChars: f.requestChars }])),
-    }),
+    result(
+      "resume-ask.flat",
+      `resume and one step that asks the agent at ${large.events} events ÷ at ${small.events}, trimmer on, Responses adapter over an in-process transport, memory store`,
+      large.ratio,
+      "<= 2",
+      {
+        spread: large.spread,
+        byEvents: Object.fromEntries(
+          figures.map((f) => [f.events, { ns: Math.round(f.resumeNs), snapshotBytes: f.snapshotBytes, tailEvents: f.tailEvents, transcriptItems: f.transcriptItems, requestChars: f.requestChars }]),
+        ),
+      },
+    ),
   ];
 }

@@ -9,7 +9,10 @@ import { formatNs, median } from "./harness.js";
 import { result, type Result } from "./results.js";
 
 const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;
-const ask = defineTool({ name: "ask", description: "Wait for a person.", inputSchema: strictObject({}), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;
+const ask = defineTool({ name: "ask", description: "Wait for a person.", inputSchema: strictObject({}), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: () => "ok" }) as Tool<
+  never,
+  unknown
+>;
 
 /** A run of about `events` events, left waiting for an approval. */
 async function waitingRun(events: number): Promise<{ store: Store; runId: RunId; seq: number }> {
@@ -58,5 +61,9 @@ export function printResume(figures: ResumeFigure[]): void {
 export function resumeResults(figures: ResumeFigure[]): Result[] {
   const small = figures[0]!;
   const large = figures[figures.length - 1]!;
-  return [result("resume.flat", `resume at ${large.events} events ÷ at ${small.events} events`, large.resumeNs / small.resumeNs, "<= 2", { byEvents: Object.fromEntries(figures.map((f) => [f.events, Math.round(f.resumeNs)])) })];
+  return [
+    result("resume.flat", `resume at ${large.events} events ÷ at ${small.events} events`, large.resumeNs / small.resumeNs, "<= 2", {
+      byEvents: Object.fromEntries(figures.map((f) => [f.events, Math.round(f.resumeNs)])),
+    }),
+  ];
 }

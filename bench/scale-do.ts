@@ -91,26 +91,30 @@ async function wave(base: string, runs: number): Promise<ScaleDoFigure> {
   let errors = 0;
   const start = load();
   const t = performance.now();
-  const ids = await pool(Array.from({ length: runs }, (_, k) => k), CONNECTIONS, async () => {
-    const key = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const res = await fetch(`${base}/runs`, { method: "POST", headers: { ...headers, "idempotency-key": key }, body: JSON.stringify({ task: { steps: STEPS } }) });
-        const body = (await res.json()) as { runId?: string; error?: { code: string } };
-        if (res.status === 201) return body.runId!;
-        if (res.status < 500 || attempt >= 5) {
-          errors++;
-          return undefined;
+  const ids = await pool(
+    Array.from({ length: runs }, (_, k) => k),
+    CONNECTIONS,
+    async () => {
+      const key = randomUUID();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const res = await fetch(`${base}/runs`, { method: "POST", headers: { ...headers, "idempotency-key": key }, body: JSON.stringify({ task: { steps: STEPS } }) });
+          const body = (await res.json()) as { runId?: string; error?: { code: string } };
+          if (res.status === 201) return body.runId!;
+          if (res.status < 500 || attempt >= 5) {
+            errors++;
+            return undefined;
+          }
+        } catch {
+          if (attempt >= 5) {
+            errors++;
+            return undefined;
+          }
         }
-      } catch {
-        if (attempt >= 5) {
-          errors++;
-          return undefined;
-        }
+        retries++;
       }
-      retries++;
-    }
-  });
+    },
+  );
   // Done when the index lists no run running (it hears of each status change before the caller does).
   for (;;) {
     const res = await fetch(`${base}/runs?status=running&limit=1`, { headers });
@@ -188,14 +192,20 @@ export async function benchScaleDo(options: { quick?: boolean; runs?: number } =
 }
 
 export function printScaleDo(figures: ScaleDoFigure[]): void {
-  console.log(`scale-do: runs at once through npm start's Worker (workerd via miniflare, one process, storage on disk), each its own Durable Object, ${STEPS} read_only steps, creates over ≤ ${CONNECTIONS} connections with an Idempotency-Key`);
+  console.log(
+    `scale-do: runs at once through npm start's Worker (workerd via miniflare, one process, storage on disk), each its own Durable Object, ${STEPS} read_only steps, creates over ≤ ${CONNECTIONS} connections with an Idempotency-Key`,
+  );
   console.log("| runs | wall s (client) | span s (objects) | runs/s | durable steps/s | step p50 / p99 ms | run p50 / p99 ms | completed | retries | errors | load |");
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
   for (const f of figures) {
-    console.log(`| ${f.runs} | ${f.seconds.toFixed(2)} | ${f.span.toFixed(2)} | ${f.runsPerS.toFixed(1)} | ${f.stepsPerS.toFixed(0)} | ${f.stepP50.toFixed(1)} / ${f.stepP99.toFixed(1)} | ${f.runP50} / ${f.runP99} | ${f.completed} | ${f.retries} | ${f.errors} | ${f.load.start} → ${f.load.end} |`);
+    console.log(
+      `| ${f.runs} | ${f.seconds.toFixed(2)} | ${f.span.toFixed(2)} | ${f.runsPerS.toFixed(1)} | ${f.stepsPerS.toFixed(0)} | ${f.stepP50.toFixed(1)} / ${f.stepP99.toFixed(1)} | ${f.runP50} / ${f.runP99} | ${f.completed} | ${f.retries} | ${f.errors} | ${f.load.start} → ${f.load.end} |`,
+    );
     for (const p of f.problems.slice(0, 5)) console.log(`  problem: ${p}`);
   }
-  console.log("one workerd process on this machine: the figure is this machine's throughput, not Cloudflare's, which spreads objects across machines; a step's latency in one object is what carries over");
+  console.log(
+    "one workerd process on this machine: the figure is this machine's throughput, not Cloudflare's, which spreads objects across machines; a step's latency in one object is what carries over",
+  );
 }
 
 export function scaleDoResults(figures: ScaleDoFigure[]): Result[] {

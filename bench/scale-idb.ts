@@ -85,7 +85,9 @@ export async function benchScaleIdb(options: { quick?: boolean } = {}): Promise<
             const ms = await Promise.all(tabs.map((p, t) => p.evaluate(([n, pre, runs, per]) => window.scale.raw(n, pre, runs, per, "strict"), [name, `t${t}`, c.runsPerTab, steps] as const)));
             return Math.max(...ms);
           }
-          const r = await Promise.all(tabs.map((p, t) => p.evaluate(([n, pre, runs, s, shared]) => window.scale.driver(n, pre, runs, s, "strict", shared), [name, `t${t}`, c.runsPerTab, steps, c.shared] as const)));
+          const r = await Promise.all(
+            tabs.map((p, t) => p.evaluate(([n, pre, runs, s, shared]) => window.scale.driver(n, pre, runs, s, "strict", shared), [name, `t${t}`, c.runsPerTab, steps, c.shared] as const)),
+          );
           const problems = r.flatMap((x) => x.problems);
           if (problems.length > 0) throw new Error(`scale-idb ${c.case}: ${problems.length} problems: ${problems.slice(0, 5).join("; ")}`);
           if (round > 0) {
@@ -135,11 +137,15 @@ const describeCase = (f: ScaleIdbFigure): string =>
       : `${f.runsPerTab} runs at once in one tab, ${f.case === "one-tab" ? "one store (appends of several runs share a commit)" : "one store per run (no sharing)"}`;
 
 export function printScaleIdb(figures: ScaleIdbFigure[]): void {
-  console.log("scale-idb: many runs at once, IndexedDB in Chromium on disk (persistent profile, strict), each run 20 read_only steps; against as many raw ~100-byte put transactions as steps, at the same concurrency");
+  console.log(
+    "scale-idb: many runs at once, IndexedDB in Chromium on disk (persistent profile, strict), each run 20 read_only steps; against as many raw ~100-byte put transactions as steps, at the same concurrency",
+  );
   console.log("| case | durable steps/s | raw transactions/s | transactions per step | appends per commit | ratio raw ÷ runs (spread) |");
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const f of figures) {
-    console.log(`| ${describeCase(f)} | ${f.stepsPerS.toFixed(0)} | ${f.rawTxPerS.toFixed(0)} | ${f.transactionsPerStep.toFixed(2)} | ${f.appendsPerCommit.toFixed(1)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) |`);
+    console.log(
+      `| ${describeCase(f)} | ${f.stepsPerS.toFixed(0)} | ${f.rawTxPerS.toFixed(0)} | ${f.transactionsPerStep.toFixed(2)} | ${f.appendsPerCommit.toFixed(1)} | ${f.ratio.toFixed(2)} (${f.ratioMin.toFixed(2)}-${f.ratioMax.toFixed(2)}) |`,
+    );
   }
   console.log("every run checked after each round: chain whole, every step's start and outcome, completed once, resumed once by its own tab (no lease broken)");
 }
@@ -151,7 +157,18 @@ export function scaleIdbResults(figures: ScaleIdbFigure[]): Result[] {
       `raw time for as many ~100-byte put transactions as steps, at the same concurrency ÷ the runs' time: ${describeCase(f)}, ${f.steps} read_only steps each; IndexedDB in Chromium on disk (persistent profile), strict; ${f.stepsPerS.toFixed(0)} durable steps/s, ${f.transactionsPerStep.toFixed(2)} transactions per step, ${f.appendsPerCommit.toFixed(1)} appends per commit; no lost step, every lease honoured`,
       f.ratio,
       "informative",
-      { storage: "disk", durability: "strict", tabs: f.tabs, runsPerTab: f.runsPerTab, steps: f.steps, stepsPerS: f.stepsPerS, rawTxPerS: f.rawTxPerS, transactionsPerStep: f.transactionsPerStep, appendsPerCommit: f.appendsPerCommit, spread: [f.ratioMin, f.ratioMax] },
+      {
+        storage: "disk",
+        durability: "strict",
+        tabs: f.tabs,
+        runsPerTab: f.runsPerTab,
+        steps: f.steps,
+        stepsPerS: f.stepsPerS,
+        rawTxPerS: f.rawTxPerS,
+        transactionsPerStep: f.transactionsPerStep,
+        appendsPerCommit: f.appendsPerCommit,
+        spread: [f.ratioMin, f.ratioMax],
+      },
     ),
   );
 }

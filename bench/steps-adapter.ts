@@ -57,7 +57,17 @@ function floorRun(): (baseUrl: string, n: number) => Promise<void> {
       const input: unknown[] = [{ role: "user", content: "go" }];
       t = [];
       for (let k = 1; k <= n + 1; k++) {
-        t.push(JSON.stringify({ model: "gpt-fake", instructions: "Call noop.", input, tools: [{ type: "function", name: "noop", description: "Do nothing.", parameters: { type: "object", properties: {}, additionalProperties: false }, strict: true }], parallel_tool_calls: true, store: false, stream: true }));
+        t.push(
+          JSON.stringify({
+            model: "gpt-fake",
+            instructions: "Call noop.",
+            input,
+            tools: [{ type: "function", name: "noop", description: "Do nothing.", parameters: { type: "object", properties: {}, additionalProperties: false }, strict: true }],
+            parallel_tool_calls: true,
+            store: false,
+            stream: true,
+          }),
+        );
         input.push({ type: "function_call", call_id: `call_${k}`, name: "noop", arguments: "{}" }, { type: "function_call_output", call_id: `call_${k}`, output: "ok" });
       }
       built.set(n, t);
@@ -78,11 +88,15 @@ function floorRun(): (baseUrl: string, n: number) => Promise<void> {
 function isoagentRun(stream: boolean): (baseUrl: string, n: number) => Promise<void> {
   return async (baseUrl, n) => {
     let executed = 0;
-    const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => (executed++, "ok") }) as Tool<never, unknown>;
+    const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => (executed++, "ok") }) as Tool<
+      never,
+      unknown
+    >;
     const agent = openaiAgent({ apiKey: "sk-bench-not-a-key", model: "gpt-fake", baseUrl, instructions: "Call noop.", stream });
     const driver = createDriver({ store: memoryStore(), agent, tools: [noop], limits: { maxSteps: n + 1 } });
     const outcome = await driver.start("go");
-    if (outcome.status !== "completed" || executed !== n || outcome.output !== FINAL_TEXT) throw new Error(`isoagent: ${outcome.status} after ${executed} of ${n} calls${outcome.failure === undefined ? "" : `: ${outcome.failure.detail}`}`);
+    if (outcome.status !== "completed" || executed !== n || outcome.output !== FINAL_TEXT)
+      throw new Error(`isoagent: ${outcome.status} after ${executed} of ${n} calls${outcome.failure === undefined ? "" : `: ${outcome.failure.detail}`}`);
   };
 }
 
@@ -130,7 +144,8 @@ export function printStepsAdapter(figures: StepsAdapterFigure[]): void {
   console.log(`| contender | ${figures.map((f) => `N = ${f.steps}`).join(" | ")} | ÷ isoagent streamed at N = ${figures.at(-1)!.steps} |`);
   console.log(`|---|${figures.map(() => "---:").join("|")}|---:|`);
   const last = figures.at(-1)!;
-  for (const n of names) console.log(`| ${n} | ${figures.map((f) => formatNs(f.nsPerStep[n]!)).join(" | ")} | ${last.ratio[n]!.toFixed(2)} (${last.spread[n]![0].toFixed(2)}–${last.spread[n]![1].toFixed(2)}) |`);
+  for (const n of names)
+    console.log(`| ${n} | ${figures.map((f) => formatNs(f.nsPerStep[n]!)).join(" | ")} | ${last.ratio[n]!.toFixed(2)} (${last.spread[n]![0].toFixed(2)}–${last.spread[n]![1].toFixed(2)}) |`);
   for (const f of figures) console.log(`N = ${f.steps}: the fake answered ${f.requests.streamed} streamed and ${f.requests.whole} whole requests`);
   for (const x of stepsAdapterResults(figures).filter((x) => x.goal !== "informative")) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
@@ -143,28 +158,48 @@ export function stepsAdapterResults(figures: StepsAdapterFigure[]): Result[] {
   const fastest = fastestOf(peers);
   const out: Result[] = [
     // A peer's time over isoagent's, round by round: isoagent's steps/s over the peer's.
-    result("steps-adapter.vs-fastest-peer", `isoagent steps/s (Responses adapter, streamed, memory store, hash chain) ÷ the fastest peer's (${fastest}) at N = 200, every contender against the same fake provider on loopback HTTP`, f.ratio[fastest]!, ">= 5", {
-      nsPerStep: f.nsPerStep,
-      spread: f.spread[fastest],
-      versions: f.versions,
-      requests: f.requests,
-    }),
+    result(
+      "steps-adapter.vs-fastest-peer",
+      `isoagent steps/s (Responses adapter, streamed, memory store, hash chain) ÷ the fastest peer's (${fastest}) at N = 200, every contender against the same fake provider on loopback HTTP`,
+      f.ratio[fastest]!,
+      ">= 5",
+      {
+        nsPerStep: f.nsPerStep,
+        spread: f.spread[fastest],
+        versions: f.versions,
+        requests: f.requests,
+      },
+    ),
   ];
   for (const mode of ["streamed", "whole"] as const) {
     const iso = mode === "streamed" ? ISO_STREAMED : ISO_WHOLE;
     const same = fastestOf(peers.filter((p) => f.modes[p] === mode));
     // Both ratios are to isoagent streamed in the same rounds; their quotient is the peer's over isoagent in this mode.
-    out.push(result(`steps-adapter.${mode}.vs-fastest-${mode}-peer`, `isoagent steps/s (Responses adapter, ${mode}, memory store) ÷ the fastest ${mode} peer's (${same}) at N = 200 (informative)`, f.ratio[same]! / f.ratio[iso]!, "informative", { nsPerStep: { [iso]: f.nsPerStep[iso], [same]: f.nsPerStep[same] } }));
+    out.push(
+      result(
+        `steps-adapter.${mode}.vs-fastest-${mode}-peer`,
+        `isoagent steps/s (Responses adapter, ${mode}, memory store) ÷ the fastest ${mode} peer's (${same}) at N = 200 (informative)`,
+        f.ratio[same]! / f.ratio[iso]!,
+        "informative",
+        { nsPerStep: { [iso]: f.nsPerStep[iso], [same]: f.nsPerStep[same] } },
+      ),
+    );
   }
   // Above the floor: what each loop adds to the HTTP round trip and the fake's work that all of them pay.
   const floor = f.nsPerStep[FLOOR]!;
   const above = (name: string) => f.nsPerStep[name]! - floor;
   out.push(
-    result("steps-adapter.above-floor.vs-fastest-peer", `the fastest peer's time per step above the floor ÷ isoagent streamed's above it (${fastest}; the floor: the same requests POSTed with fetch, no agent) at N = 200 (informative)`, above(fastest) / Math.max(1, above(ISO_STREAMED)), "informative", {
-      floorNs: floor,
-      floorShareOfIsoagent: floor / f.nsPerStep[ISO_STREAMED]!,
-      aboveFloorNs: Object.fromEntries(Object.keys(f.nsPerStep).map((k) => [k, above(k)])),
-    }),
+    result(
+      "steps-adapter.above-floor.vs-fastest-peer",
+      `the fastest peer's time per step above the floor ÷ isoagent streamed's above it (${fastest}; the floor: the same requests POSTed with fetch, no agent) at N = 200 (informative)`,
+      above(fastest) / Math.max(1, above(ISO_STREAMED)),
+      "informative",
+      {
+        floorNs: floor,
+        floorShareOfIsoagent: floor / f.nsPerStep[ISO_STREAMED]!,
+        aboveFloorNs: Object.fromEntries(Object.keys(f.nsPerStep).map((k) => [k, above(k)])),
+      },
+    ),
   );
   return out;
 }

@@ -22,7 +22,10 @@ export interface StepsFigure {
 
 async function isoagentRun(n: number): Promise<void> {
   let executed = 0;
-  const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => (executed++, "ok") }) as Tool<never, unknown>;
+  const noop = defineTool({ name: "noop", description: "Do nothing.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => (executed++, "ok") }) as Tool<
+    never,
+    unknown
+  >;
   const agent = scriptedAgent((view) => (view.step <= n ? calls(call("noop")) : final("done")));
   const driver = createDriver({ store: memoryStore(), agent, tools: [noop], limits: { maxSteps: n + 1 } });
   const outcome = await driver.start("bench");
@@ -62,14 +65,29 @@ export function stepsResults(figures: StepsFigure[]): Result[] {
     const peers = Object.entries(mid.nsPerStep).filter(([k]) => k !== "isoagent");
     const [fastest] = peers.reduce((a, b) => (b[1] < a[1] ? b : a));
     // The peer's time over isoagent's, round by round: isoagent's steps/s over the peer's.
-    out.push(result("steps.vs-fastest-peer", `isoagent steps/s ÷ the fastest peer's (${fastest}) at N = 200, journaling every step with its hash chain`, mid.ratio[fastest]!, ">= 5", { nsPerStep: mid.nsPerStep, spreadOfRatio: mid.spread[fastest] }));
+    out.push(
+      result("steps.vs-fastest-peer", `isoagent steps/s ÷ the fastest peer's (${fastest}) at N = 200, journaling every step with its hash chain`, mid.ratio[fastest]!, ">= 5", {
+        nsPerStep: mid.nsPerStep,
+        spreadOfRatio: mid.spread[fastest],
+      }),
+    );
   }
   const low = at(50);
   const high = at(400);
   if (low !== undefined && high !== undefined) {
-    out.push(result("steps.flat", "isoagent time per step at N = 400 ÷ at N = 50", high.nsPerStep["isoagent"]! / low.nsPerStep["isoagent"]!, "<= 1.25", { n50: low.nsPerStep["isoagent"], n400: high.nsPerStep["isoagent"] }));
+    out.push(
+      result("steps.flat", "isoagent time per step at N = 400 ÷ at N = 50", high.nsPerStep["isoagent"]! / low.nsPerStep["isoagent"]!, "<= 1.25", {
+        n50: low.nsPerStep["isoagent"],
+        n400: high.nsPerStep["isoagent"],
+      }),
+    );
     for (const name of Object.keys(low.nsPerStep).filter((k) => k !== "isoagent")) {
-      out.push(result(`steps.peer-growth.${name.split(" ")[0]!.toLowerCase()}`, `${name}: time per step at N = 400 ÷ at N = 50 (informative)`, high.nsPerStep[name]! / low.nsPerStep[name]!, "informative", { n50: low.nsPerStep[name], n400: high.nsPerStep[name] }));
+      out.push(
+        result(`steps.peer-growth.${name.split(" ")[0]!.toLowerCase()}`, `${name}: time per step at N = 400 ÷ at N = 50 (informative)`, high.nsPerStep[name]! / low.nsPerStep[name]!, "informative", {
+          n50: low.nsPerStep[name],
+          n400: high.nsPerStep[name],
+        }),
+      );
     }
   }
   return out;

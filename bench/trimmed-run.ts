@@ -51,7 +51,6 @@ export function probeProvider(steps: number, firstStep = 1) {
   });
 }
 
-
 export interface BuiltRun {
   readonly store: Store;
   readonly runId: RunId;

@@ -25,9 +25,18 @@ interface RunView {
   readonly custody?: Custody | null;
 }
 type RunRow = RunSummary & { readonly title?: string; readonly custody?: Custody | null };
-interface ErrorBody { readonly error?: { readonly code?: unknown; readonly message?: unknown } }
-interface Progress { readonly step: number; readonly text: string; readonly calls: readonly { readonly name?: string; readonly args: string }[] }
-interface Pending { readonly key: string; readonly task: JsonValue }
+interface ErrorBody {
+  readonly error?: { readonly code?: unknown; readonly message?: unknown };
+}
+interface Progress {
+  readonly step: number;
+  readonly text: string;
+  readonly calls: readonly { readonly name?: string; readonly args: string }[];
+}
+interface Pending {
+  readonly key: string;
+  readonly task: JsonValue;
+}
 
 // The page's elements by id: each is there (CONSOLE_HTML), so a missing one is a bug that throws.
 function $<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -54,7 +63,9 @@ let runTicket = 0;
 let runPainted = 0;
 let listTicket = 0;
 let listPainted = 0;
-function dropped() { document.body.dataset.stale = String(Number(document.body.dataset.stale || 0) + 1); }
+function dropped() {
+  document.body.dataset.stale = String(Number(document.body.dataset.stale || 0) + 1);
+}
 
 type Child = Node | string;
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> | null, ...children: Child[]): HTMLElementTagNameMap[K] {
@@ -68,18 +79,32 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 class ApiError extends Error {
   readonly code: string;
   readonly status: number;
-  constructor(code: string, message: string, status: number) { super(code + ": " + message); this.code = code; this.status = status; }
+  constructor(code: string, message: string, status: number) {
+    super(code + ": " + message);
+    this.code = code;
+    this.status = status;
+  }
 }
-const refusal = (res: Response, body: ErrorBody | null | undefined): ApiError => new ApiError((body && body.error && typeof body.error.code === "string" && body.error.code) || "HTTP_" + res.status, (body && body.error && typeof body.error.message === "string" && body.error.message) || res.statusText || "no message", res.status);
+const refusal = (res: Response, body: ErrorBody | null | undefined): ApiError =>
+  new ApiError(
+    (body && body.error && typeof body.error.code === "string" && body.error.code) || "HTTP_" + res.status,
+    (body && body.error && typeof body.error.message === "string" && body.error.message) || res.statusText || "no message",
+    res.status,
+  );
 const unreachable = (e: unknown): ApiError => new ApiError("NETWORK", "the server could not be reached (" + (e instanceof Error ? e.message : String(e)) + ")", 0);
 
 async function api<T = Record<string, unknown>>(path: string, init?: RequestInit & { headers?: Record<string, string> }): Promise<T> {
   let res;
   try {
     res = await fetch(path, { credentials: "same-origin", ...(init || {}), headers: { "content-type": "application/json", ...((init || {}).headers || {}) } });
-  } catch (e) { throw unreachable(e); }
+  } catch (e) {
+    throw unreachable(e);
+  }
   // The session expired or was ended: log in again.
-  if (res.status === 401) { location.replace("/login"); throw new ApiError("UNAUTHORIZED", "the session ended: log in again", 401); }
+  if (res.status === 401) {
+    location.replace("/login");
+    throw new ApiError("UNAUTHORIZED", "the session ended: log in again", 401);
+  }
   const body: unknown = await res.json().catch(() => ({}));
   if (!res.ok) throw refusal(res, body as ErrorBody);
   return body as T;
@@ -92,7 +117,10 @@ function runError(verb: string, e: unknown, runId: string, kind?: "load" | "acti
   $("run-error").textContent = "Could not " + verb + (runId !== selected ? " (run " + runId + ")" : "") + ": " + (e instanceof Error ? e.message : String(e));
   runErrorKind = kind ?? "action";
 }
-function clearRunError() { $("run-error").textContent = ""; runErrorKind = ""; }
+function clearRunError() {
+  $("run-error").textContent = "";
+  runErrorKind = "";
+}
 
 const post = (path: string, body: Record<string, unknown>) => api(path, { method: "POST", body: JSON.stringify(body) });
 
@@ -104,23 +132,40 @@ function when(ms: number): string {
 
 function describe(e: JournalEvent): string {
   switch (e.type) {
-    case "run.created": return "task " + JSON.stringify(e.task);
-    case "run.resumed": return "driven by " + e.owner + " (lease token " + e.token + ")" + (e.took ? ", taken over from " + e.took.holder + ", who never let it go" : "");
-    case "step.decided": return e.decision.kind === "final" ? "step " + e.step + ": final " + JSON.stringify(e.decision.output) : "step " + e.step + ": " + e.decision.calls.map((c) => c.name + " " + c.args).join(", ");
-    case "call.permission": return e.callId + ": " + e.permission + " (" + e.source + ")" + (e.reason ? " " + e.reason : "");
-    case "approval.requested": return (e.request.kind === "call" ? "approval asked: " : e.request.sideEffect === "read_only" ? "interrupted call: " : "interrupted side effect: ") + e.request.tool;
-    case "approval.resolved": return e.decision + " by " + e.by + (e.reason ? ": " + e.reason : "") + (e.answer !== undefined ? ": " + JSON.stringify(e.answer) : "");
-    case "call.started": return e.callId + " attempt " + e.attempt;
-    case "call.finished": return e.callId + ": " + (e.activity ? e.activity + " · " : "") + e.observation.type + (e.late ? " (late)" : "");
-    case "call.rejected": return e.callId + ": " + e.observation.type;
-    case "call.reconciled": return e.callId + ": " + e.resolution + " by " + e.by + (e.reason ? " (" + e.reason + ")" : "");
-    case "call.reopened": return e.callId + ": decided again (" + e.reason + ")";
-    case "context.compacted": return e.strategy + ": items " + e.from + "-" + e.to + " replaced by " + e.items.length + ", about " + e.tokens.before + " -> " + e.tokens.after + " tokens";
-    case "run.completed": return "output " + JSON.stringify(e.output);
-    case "run.failed": return e.reason + ": " + e.detail;
-    case "run.cancelled": return "by " + e.by + (e.reason ? ": " + e.reason : "");
-    case "run.moved": return "moved from " + e.from + " to " + e.to + " (epoch " + e.epoch + ")";
-    default: return "";
+    case "run.created":
+      return "task " + JSON.stringify(e.task);
+    case "run.resumed":
+      return "driven by " + e.owner + " (lease token " + e.token + ")" + (e.took ? ", taken over from " + e.took.holder + ", who never let it go" : "");
+    case "step.decided":
+      return e.decision.kind === "final" ? "step " + e.step + ": final " + JSON.stringify(e.decision.output) : "step " + e.step + ": " + e.decision.calls.map((c) => c.name + " " + c.args).join(", ");
+    case "call.permission":
+      return e.callId + ": " + e.permission + " (" + e.source + ")" + (e.reason ? " " + e.reason : "");
+    case "approval.requested":
+      return (e.request.kind === "call" ? "approval asked: " : e.request.sideEffect === "read_only" ? "interrupted call: " : "interrupted side effect: ") + e.request.tool;
+    case "approval.resolved":
+      return e.decision + " by " + e.by + (e.reason ? ": " + e.reason : "") + (e.answer !== undefined ? ": " + JSON.stringify(e.answer) : "");
+    case "call.started":
+      return e.callId + " attempt " + e.attempt;
+    case "call.finished":
+      return e.callId + ": " + (e.activity ? e.activity + " · " : "") + e.observation.type + (e.late ? " (late)" : "");
+    case "call.rejected":
+      return e.callId + ": " + e.observation.type;
+    case "call.reconciled":
+      return e.callId + ": " + e.resolution + " by " + e.by + (e.reason ? " (" + e.reason + ")" : "");
+    case "call.reopened":
+      return e.callId + ": decided again (" + e.reason + ")";
+    case "context.compacted":
+      return e.strategy + ": items " + e.from + "-" + e.to + " replaced by " + e.items.length + ", about " + e.tokens.before + " -> " + e.tokens.after + " tokens";
+    case "run.completed":
+      return "output " + JSON.stringify(e.output);
+    case "run.failed":
+      return e.reason + ": " + e.detail;
+    case "run.cancelled":
+      return "by " + e.by + (e.reason ? ": " + e.reason : "");
+    case "run.moved":
+      return "moved from " + e.from + " to " + e.to + " (epoch " + e.epoch + ")";
+    default:
+      return "";
   }
 }
 
@@ -128,8 +173,14 @@ function describe(e: JournalEvent): string {
 function artifactsOf(e: JournalEvent): string[] {
   const found = new Set<string>();
   const walk = (v: unknown, key?: string): void => {
-    if (typeof v === "string") { if ((key === "artifact" || key === "artifacts") && /^[0-9a-f]{64}$/.test(v)) found.add(v); return; }
-    if (Array.isArray(v)) { for (const x of v) walk(x, key === "artifacts" ? key : undefined); return; }
+    if (typeof v === "string") {
+      if ((key === "artifact" || key === "artifacts") && /^[0-9a-f]{64}$/.test(v)) found.add(v);
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, key === "artifacts" ? key : undefined);
+      return;
+    }
     if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
   };
   walk(e);
@@ -152,15 +203,28 @@ function holderText(r: RunRow): string {
 }
 
 function runItem(r: RunRow): HTMLLIElement {
-  const li = el("li", { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" },
+  const li = el(
+    "li",
+    { "data-run": r.runId, "data-status": r.status, class: r.runId === selected ? "selected" : "" },
     el("div", { class: "line" }, el("span", { class: "title" }, r.title || r.runId), el("span", { class: "badge " + r.status }, r.status)),
-    el("div", { class: "meta" }, el("span", { class: "started", title: new Date(r.createdAt).toISOString() }, "started " + when(r.createdAt)), " · ", el("span", { class: "updated", title: new Date(r.updatedAt).toISOString() }, "updated " + when(r.updatedAt))));
+    el(
+      "div",
+      { class: "meta" },
+      el("span", { class: "started", title: new Date(r.createdAt).toISOString() }, "started " + when(r.createdAt)),
+      " · ",
+      el("span", { class: "updated", title: new Date(r.updatedAt).toISOString() }, "updated " + when(r.updatedAt)),
+    ),
+  );
   const holder = holderText(r);
   if (holder) li.append(el("div", { class: "meta holder" }, holder));
   if (r.custody) li.append(el("span", { class: "badge custody", "data-custody": r.custody.role }, custodyText(r)));
   li.append(el("div", { class: "meta id" }, r.runId));
   if (r.lease && r.status === "running") li.title = leaseText(r);
-  li.addEventListener("click", () => { selected = r.runId; follow(); void showRuns(); });
+  li.addEventListener("click", () => {
+    selected = r.runId;
+    follow();
+    void showRuns();
+  });
   return li;
 }
 
@@ -168,7 +232,13 @@ function runItem(r: RunRow): HTMLLIElement {
 async function loadRuns() {
   const path = listPath();
   const ticket = ++listTicket;
-  const page = await api<{ runs: RunRow[]; next?: string }>(path).catch((e: unknown) => { if (path !== listPath() || ticket < listPainted) { dropped(); return null; } throw e; });
+  const page = await api<{ runs: RunRow[]; next?: string }>(path).catch((e: unknown) => {
+    if (path !== listPath() || ticket < listPainted) {
+      dropped();
+      return null;
+    }
+    throw e;
+  });
   if (page === null) return;
   if (path !== listPath() || ticket < listPainted) return dropped();
   listPainted = ticket;
@@ -182,10 +252,31 @@ async function loadRuns() {
 }
 
 // The list read now (a pick, a filter, a page): a failure says why where the connection is shown.
-function showRuns(): Promise<void> { return loadRuns().then(() => { $("status").textContent = "connected"; }, (e: unknown) => { $("status").textContent = "Could not load the runs: " + (e instanceof Error ? e.message : String(e)); }); }
-$("filter").addEventListener("change", () => { filter = $<HTMLSelectElement>("filter").value; cursors = []; void showRuns(); });
-$("older").addEventListener("click", () => { if (next) { cursors.push(next); void showRuns(); } });
-$("newer").addEventListener("click", () => { cursors.pop(); void showRuns(); });
+function showRuns(): Promise<void> {
+  return loadRuns().then(
+    () => {
+      $("status").textContent = "connected";
+    },
+    (e: unknown) => {
+      $("status").textContent = "Could not load the runs: " + (e instanceof Error ? e.message : String(e));
+    },
+  );
+}
+$("filter").addEventListener("change", () => {
+  filter = $<HTMLSelectElement>("filter").value;
+  cursors = [];
+  void showRuns();
+});
+$("older").addEventListener("click", () => {
+  if (next) {
+    cursors.push(next);
+    void showRuns();
+  }
+});
+$("newer").addEventListener("click", () => {
+  cursors.pop();
+  void showRuns();
+});
 
 // A form starts a run: its task is the text as written (a JSON object or
 // array is sent as JSON). One Idempotency-Key per run asked for, kept in
@@ -199,16 +290,27 @@ async function createRun(pending: Pending): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     let res: Response | null;
     try {
-      res = await fetch("/runs", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", "idempotency-key": pending.key }, body: JSON.stringify({ task: pending.task }) });
+      res = await fetch("/runs", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json", "idempotency-key": pending.key },
+        body: JSON.stringify({ task: pending.task }),
+      });
     } catch (e) {
       res = null;
       last = unreachable(e);
     }
-    if (res && res.status === 401) { location.replace("/login"); return; }
+    if (res && res.status === 401) {
+      location.replace("/login");
+      return;
+    }
     if (res && (res.ok || res.status < 500) && res.status !== 429) {
       sessionStorage.removeItem(PENDING);
       const body = (await res.json().catch(() => ({}))) as ErrorBody & { runId?: string };
-      if (!res.ok) { $("new-status").textContent = "Could not start the run: " + refusal(res, body).message; return; }
+      if (!res.ok) {
+        $("new-status").textContent = "Could not start the run: " + refusal(res, body).message;
+        return;
+      }
       $<HTMLTextAreaElement>("task").value = "";
       selected = body.runId ?? null;
       filter = "";
@@ -220,7 +322,10 @@ async function createRun(pending: Pending): Promise<void> {
       return;
     }
     if (res) last = refusal(res, (await res.json().catch(() => ({}))) as ErrorBody);
-    if (attempt >= 6) { $("new-status").textContent = "Could not start the run yet: " + (last?.message ?? "no answer") + "; it is tried again on reload"; return; }
+    if (attempt >= 6) {
+      $("new-status").textContent = "Could not start the run yet: " + (last?.message ?? "no answer") + "; it is tried again on reload";
+      return;
+    }
     $("new-status").textContent = "retrying (" + attempt + ")…";
     await new Promise((r) => setTimeout(r, Math.min(8000, 250 * 2 ** attempt)));
   }
@@ -230,13 +335,24 @@ $("new-run").addEventListener("submit", (ev) => {
   const text = $<HTMLTextAreaElement>("task").value.trim();
   if (!text) return;
   let task: JsonValue = text;
-  if (/^[[{]/.test(text)) { try { task = JSON.parse(text) as JsonValue; } catch { task = text; } }
+  if (/^[[{]/.test(text)) {
+    try {
+      task = JSON.parse(text) as JsonValue;
+    } catch {
+      task = text;
+    }
+  }
   // (getRandomValues, not randomUUID: the latter needs a secure context.)
   const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
   void createRun({ key, task });
 });
 // A create this tab sent but never heard back from (a reload cut it short): sent again, with its key.
-try { const p = JSON.parse(sessionStorage.getItem(PENDING) ?? "null") as Pending | null; if (p && p.key) void createRun(p); } catch { sessionStorage.removeItem(PENDING); }
+try {
+  const p = JSON.parse(sessionStorage.getItem(PENDING) ?? "null") as Pending | null;
+  if (p && p.key) void createRun(p);
+} catch {
+  sessionStorage.removeItem(PENDING);
+}
 
 // ---- a run: approvals, its history, the journal ------------------------------
 
@@ -247,7 +363,11 @@ function approvalView(runId: string, a: ApprovalState, why: string): HTMLElement
   const answer = async (verb: string, body: Record<string, unknown>, path: string): Promise<void> => {
     buttons.disabled = true;
     clearRunError();
-    try { await post(path, body); } catch (e) { runError(verb, e, runId); }
+    try {
+      await post(path, body);
+    } catch (e) {
+      runError(verb, e, runId);
+    }
     buttons.disabled = why !== "";
     await loadRun();
   };
@@ -261,7 +381,9 @@ function approvalView(runId: string, a: ApprovalState, why: string): HTMLElement
     const decline = el("button", { class: "deny" }, "Decline to answer");
     for (const choice of args.choices ?? []) {
       const b = el("button", { class: "choice neutral" }, choice);
-      b.addEventListener("click", () => { input.value = choice; });
+      b.addEventListener("click", () => {
+        input.value = choice;
+      });
       buttons.append(b);
     }
     send.addEventListener("click", () => void answer("answer", { decision: "approve", requestHash: a.requestHash, by: "console", answer: input.value }, answerPath));
@@ -276,13 +398,28 @@ function approvalView(runId: string, a: ApprovalState, why: string): HTMLElement
     const back = el("button", { class: "neutral back" }, "Back");
     const asking = el("div", { class: "deny-reason", hidden: "" }, reason, confirm, back);
     approve.addEventListener("click", () => void answer("approve", { decision: "approve", requestHash: a.requestHash, by: "console" }, answerPath));
-    deny.addEventListener("click", () => { asking.hidden = false; approve.disabled = true; deny.disabled = true; reason.focus(); });
-    back.addEventListener("click", () => { asking.hidden = true; approve.disabled = false; deny.disabled = false; });
+    deny.addEventListener("click", () => {
+      asking.hidden = false;
+      approve.disabled = true;
+      deny.disabled = true;
+      reason.focus();
+    });
+    back.addEventListener("click", () => {
+      asking.hidden = true;
+      approve.disabled = false;
+      deny.disabled = false;
+    });
     confirm.addEventListener("click", () => {
-      if (!reason.value.trim()) { reason.classList.add("missing"); reason.focus(); return; }
+      if (!reason.value.trim()) {
+        reason.classList.add("missing");
+        reason.focus();
+        return;
+      }
       void answer("deny", { decision: "deny", requestHash: a.requestHash, by: "console", reason: reason.value.trim() }, answerPath);
     });
-    reason.addEventListener("keydown", (ev: KeyboardEvent) => { if (ev.key === "Enter") confirm.click(); });
+    reason.addEventListener("keydown", (ev: KeyboardEvent) => {
+      if (ev.key === "Enter") confirm.click();
+    });
     buttons.append(approve, deny, asking);
   } else {
     // A read_only call asked about (interrupted too often) has no effect to look for.
@@ -290,16 +427,32 @@ function approvalView(runId: string, a: ApprovalState, why: string): HTMLElement
     const done = el("button", { class: "record-result neutral" }, "It happened: record it as done");
     const failed = el("button", { class: "record-failure deny" }, "It did not happen: record it as failed");
     const unknown = el("button", { class: "mark-unknown neutral" }, "Cannot tell: the outcome is unknown");
-    const settle = (verb: string, resolution: string, content?: JsonValue) => answer(verb, { approvalId: a.approvalId, requestHash: a.requestHash, resolution, by: "console", ...(content === undefined ? {} : { content }) }, "/runs/" + encodeURIComponent(runId) + "/reconcile");
+    const settle = (verb: string, resolution: string, content?: JsonValue) =>
+      answer(
+        verb,
+        { approvalId: a.approvalId, requestHash: a.requestHash, resolution, by: "console", ...(content === undefined ? {} : { content }) },
+        "/runs/" + encodeURIComponent(runId) + "/reconcile",
+      );
     again.addEventListener("click", () => void settle("run it again", "run_again"));
     done.addEventListener("click", () => void settle("record it as done", "record_result", { recorded_by: "operator" }));
     failed.addEventListener("click", () => void settle("record it as failed", "record_failure"));
     unknown.addEventListener("click", () => void settle("mark it unknown", "mark_unknown"));
     buttons.append(again, done, failed, unknown);
   }
-  const section = el("section", { class: "approval", "data-approval": a.approvalId, "data-kind": r.kind },
-    el("h3", {}, r.kind === "call" ? (r.wantsAnswer ? "The agent asks: " + String(args.question) : r.tool + " asks for approval") : r.tool + " was interrupted" + (r.attempt > 1 ? " " + r.attempt + " times" : "") + (r.sideEffect === "read_only" ? ": run it again?" : ": did it take effect?")),
-    requestDetails(r, a.requestHash));
+  const section = el(
+    "section",
+    { class: "approval", "data-approval": a.approvalId, "data-kind": r.kind },
+    el(
+      "h3",
+      {},
+      r.kind === "call"
+        ? r.wantsAnswer
+          ? "The agent asks: " + String(args.question)
+          : r.tool + " asks for approval"
+        : r.tool + " was interrupted" + (r.attempt > 1 ? " " + r.attempt + " times" : "") + (r.sideEffect === "read_only" ? ": run it again?" : ": did it take effect?"),
+    ),
+    requestDetails(r, a.requestHash),
+  );
   if (why !== "") {
     buttons.disabled = true;
     for (const b of buttons.querySelectorAll<HTMLElement>("button, input")) b.title = why;
@@ -311,11 +464,28 @@ function approvalView(runId: string, a: ApprovalState, why: string): HTMLElement
 
 // What was asked: the same whether pending or decided (the decided ones stay in the run's history).
 function requestDetails(r: ApprovalRequest, requestHash: string): HTMLElement {
-  const rows: [string, string][] = [["tool", r.tool], ["side effect", r.sideEffect], ["touches", r.resources.map((x) => x.kind + " " + x.value + (x.operation ? " (" + x.operation + ")" : "")).join(", ") || "nothing declared"], ["call", r.callId + " (step " + r.step + ", attempt " + r.attempt + ")"], ["request", requestHash]];
+  const rows: [string, string][] = [
+    ["tool", r.tool],
+    ["side effect", r.sideEffect],
+    ["touches", r.resources.map((x) => x.kind + " " + x.value + (x.operation ? " (" + x.operation + ")" : "")).join(", ") || "nothing declared"],
+    ["call", r.callId + " (step " + r.step + ", attempt " + r.attempt + ")"],
+    ["request", requestHash],
+  ];
   if (r.idempotencyKey) rows.push(["idempotency key", r.idempotencyKey]);
   // How the last attempt ended (v4): who held the run and when its lease ran out; the limit, when one was reached.
   const i = r.interrupted;
-  if (i) rows.push(["interrupted", r.attempt + (r.attempt === 1 ? " time" : " times") + (i.limit ? " (the limit is " + i.limit + ")" : "") + "; last: " + (i.cause === "released" ? "its driver let the run go without recording an outcome" : i.holder + " stopped without releasing the run, its lease " + (i.cause === "lease_expired" ? "expired " : "taken over, due ") + when(i.expiresAt ?? NaN)) + (i.startedAt ? "; started " + when(i.startedAt) : "")]);
+  if (i)
+    rows.push([
+      "interrupted",
+      r.attempt +
+        (r.attempt === 1 ? " time" : " times") +
+        (i.limit ? " (the limit is " + i.limit + ")" : "") +
+        "; last: " +
+        (i.cause === "released"
+          ? "its driver let the run go without recording an outcome"
+          : i.holder + " stopped without releasing the run, its lease " + (i.cause === "lease_expired" ? "expired " : "taken over, due ") + when(i.expiresAt ?? NaN)) +
+        (i.startedAt ? "; started " + when(i.startedAt) : ""),
+    ]);
   if (r.policyVersion) rows.push(["policy", r.policyVersion]);
   if (r.note) rows.push(["note", r.note]);
   const dl = el("dl", {});
@@ -341,18 +511,36 @@ function previewView(text: string): HTMLPreElement {
     let kind = "";
     if (older > 0 || newer > 0) {
       const c = line[0];
-      if (c === "+" && newer > 0) { kind = "add"; newer--; }
-      else if (c === "-" && older > 0) { kind = "del"; older--; }
-      else if (c === " " && older > 0 && newer > 0) { kind = "ctx"; older--; newer--; }
-      else if (c === "\\") kind = "note";
-      else { older = 0; newer = 0; }
+      if (c === "+" && newer > 0) {
+        kind = "add";
+        newer--;
+      } else if (c === "-" && older > 0) {
+        kind = "del";
+        older--;
+      } else if (c === " " && older > 0 && newer > 0) {
+        kind = "ctx";
+        older--;
+        newer--;
+      } else if (c === "\\") kind = "note";
+      else {
+        older = 0;
+        newer = 0;
+      }
     }
     if (kind === "") {
       const hunk = inDiff ? /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line) : null;
-      if (header) { kind = "file"; header = false; }
-      else if (line.startsWith("--- ") && (lines[k + 1] || "").startsWith("+++ ")) { kind = "file"; header = true; inDiff = true; }
-      else if (hunk) { kind = "hunk"; older = hunk[1] === undefined ? 1 : Number(hunk[1]); newer = hunk[2] === undefined ? 1 : Number(hunk[2]); }
-      else if (inDiff && line.startsWith("\\ ")) kind = "note";
+      if (header) {
+        kind = "file";
+        header = false;
+      } else if (line.startsWith("--- ") && (lines[k + 1] || "").startsWith("+++ ")) {
+        kind = "file";
+        header = true;
+        inDiff = true;
+      } else if (hunk) {
+        kind = "hunk";
+        older = hunk[1] === undefined ? 1 : Number(hunk[1]);
+        newer = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      } else if (inDiff && line.startsWith("\\ ")) kind = "note";
     }
     const piece = line + (k < lines.length - 1 ? "\n" : "");
     if (piece !== "") pre.append(kind === "" ? piece : el("span", { class: "d-" + kind }, piece));
@@ -366,9 +554,12 @@ function decided(e: ApprovalResolved): void {
   if (!asked) return;
   const r = asked.request;
   const verdict = (e.decision === "approve" ? "approved" : "denied") + " by " + e.by + (e.reason ? ": " + e.reason : "") + (e.answer !== undefined ? ": " + JSON.stringify(e.answer) : "");
-  const item = el("details", { class: "decided " + e.decision, "data-approval": e.approvalId },
+  const item = el(
+    "details",
+    { class: "decided " + e.decision, "data-approval": e.approvalId },
     el("summary", {}, r.tool + " (" + r.callId + ", step " + r.step + "): ", el("span", { class: "verdict" }, verdict)),
-    requestDetails(r, asked.requestHash));
+    requestDetails(r, asked.requestHash),
+  );
   $("history-list").append(item);
   $("history").hidden = false;
 }
@@ -376,12 +567,23 @@ function decided(e: ApprovalResolved): void {
 // A journal row opens its full event (as stored, so already redacted), and links the artifacts it names.
 function toggleEvent(row: HTMLTableRowElement, e: JournalEvent): void {
   const open = row.nextElementSibling && row.nextElementSibling.classList.contains("event") ? row.nextElementSibling : null;
-  if (open) { open.remove(); row.classList.remove("open"); return; }
+  if (open) {
+    open.remove();
+    row.classList.remove("open");
+    return;
+  }
   const cell = el("td", { colspan: "3" }, el("pre", { class: "event-json" }, JSON.stringify(e, null, 2)));
   const shas = artifactsOf(e);
   if (shas.length > 0) {
     const list = el("ul", { class: "artifacts" });
-    for (const sha of shas) list.append(el("li", {}, el("a", { href: "/runs/" + encodeURIComponent(selected ?? "") + "/artifacts/" + sha, target: "_blank", rel: "noopener", class: "artifact" }, "artifact " + sha.slice(0, 16) + "…")));
+    for (const sha of shas)
+      list.append(
+        el(
+          "li",
+          {},
+          el("a", { href: "/runs/" + encodeURIComponent(selected ?? "") + "/artifacts/" + sha, target: "_blank", rel: "noopener", class: "artifact" }, "artifact " + sha.slice(0, 16) + "…"),
+        ),
+      );
     cell.append(el("div", {}, "artifacts"), list);
   }
   const opened = el("tr", { class: "event", "data-seq": String(e.seq) }, cell);
@@ -394,14 +596,25 @@ function toggleEvent(row: HTMLTableRowElement, e: JournalEvent): void {
 // An event's type, breakable only after its dots ("approval." / "requested"), never inside a word.
 function typeCell(type: string): HTMLTableCellElement {
   const td = el("td", { class: "type" });
-  type.split(".").forEach((part, k, parts) => { td.append(part + (k < parts.length - 1 ? "." : "")); if (k < parts.length - 1) td.append(el("wbr", {})); });
+  type.split(".").forEach((part, k, parts) => {
+    td.append(part + (k < parts.length - 1 ? "." : ""));
+    if (k < parts.length - 1) td.append(el("wbr", {}));
+  });
   return td;
 }
 
 function journalRow(e: JournalEvent): HTMLTableRowElement {
-  const row = el("tr", { "data-type": e.type, "data-seq": String(e.seq), class: "row", tabindex: "0", title: "show the whole event" }, el("td", {}, String(e.seq)), typeCell(e.type), el("td", {}, el("pre", {}, describe(e))));
+  const row = el(
+    "tr",
+    { "data-type": e.type, "data-seq": String(e.seq), class: "row", tabindex: "0", title: "show the whole event" },
+    el("td", {}, String(e.seq)),
+    typeCell(e.type),
+    el("td", {}, el("pre", {}, describe(e))),
+  );
   row.addEventListener("click", () => toggleEvent(row, e));
-  row.addEventListener("keydown", (ev: KeyboardEvent) => { if (ev.key === "Enter") toggleEvent(row, e); });
+  row.addEventListener("keydown", (ev: KeyboardEvent) => {
+    if (ev.key === "Enter") toggleEvent(row, e);
+  });
   return row;
 }
 
@@ -424,7 +637,9 @@ function leaseText(run: { readonly status: RunStatus; readonly lease?: LeaseView
   const l = run.lease;
   if (!l) return "not driven right now: it will be resumed (by its alarm, or the next driver)";
   const until = new Date(l.expiresAt).toLocaleTimeString();
-  return l.expiresAt > Date.now() ? "running in another driver (" + l.holder + ") until " + until + "; if it stops renewing its lease, the run is taken over then" : "the lease of " + l.holder + " expired at " + until + ": it will be taken over";
+  return l.expiresAt > Date.now()
+    ? "running in another driver (" + l.holder + ") until " + until + "; if it stops renewing its lease, the run is taken over then"
+    : "the lease of " + l.holder + " expired at " + until + ": it will be taken over";
 }
 
 const ENDED = new Set<RunStatus>(["completed", "failed", "cancelled"]);
@@ -460,7 +675,8 @@ async function loadRun() {
   $("run").dataset.status = run.status;
   $("run-task").textContent = typeof run.task === "string" ? run.task : JSON.stringify(run.task, null, 2);
   $("run-times").textContent = "started " + when(run.createdAt) + " · updated " + when(run.updatedAt);
-  $("summary").textContent = run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
+  $("summary").textContent =
+    run.output !== undefined ? "output: " + JSON.stringify(run.output) : run.failure ? "failed: " + run.failure.reason + " — " + run.failure.detail : "step " + run.step + ", " + run.seq + " events";
   if (run.problem) $("summary").append(el("div", { class: "problem" }, "cannot be driven: " + run.problem.code + ": " + run.problem.message));
   if (run.custody) $("summary").append(el("div", { class: "custody" }, custodyText(run)));
   $("run").dataset.custody = run.custody ? run.custody.role : "owner";
@@ -486,23 +702,29 @@ async function loadRun() {
 
 // The run's hash chain, verified again by the server from the first event.
 // Its answer is shown only while the same run is followed (picking a run clears it).
-$("verify").addEventListener("click", () => void (async () => {
-  if (!selected) return;
-  const asked = generation;
-  const out = $("verified");
-  out.className = "";
-  out.textContent = "verifying…";
-  try {
-    const v = await api<{ ok: boolean; events?: number; head?: string; seq?: number; problem?: string }>("/runs/" + encodeURIComponent(selected) + "/verify");
-    if (asked !== generation) return dropped();
-    out.className = v.ok ? "ok" : "bad";
-    out.textContent = v.ok ? "hash chain verified: " + String(v.events) + " events, head " + (v.head ?? "").slice(0, 16) + "…" : "hash chain broken at event " + String(v.seq) + ": " + String(v.problem);
-  } catch (e) {
-    if (asked !== generation) return dropped();
-    out.className = "bad";
-    out.textContent = "Could not verify the hash chain: " + (e instanceof Error ? e.message : String(e));
-  }
-})());
+$("verify").addEventListener(
+  "click",
+  () =>
+    void (async () => {
+      if (!selected) return;
+      const asked = generation;
+      const out = $("verified");
+      out.className = "";
+      out.textContent = "verifying…";
+      try {
+        const v = await api<{ ok: boolean; events?: number; head?: string; seq?: number; problem?: string }>("/runs/" + encodeURIComponent(selected) + "/verify");
+        if (asked !== generation) return dropped();
+        out.className = v.ok ? "ok" : "bad";
+        out.textContent = v.ok
+          ? "hash chain verified: " + String(v.events) + " events, head " + (v.head ?? "").slice(0, 16) + "…"
+          : "hash chain broken at event " + String(v.seq) + ": " + String(v.problem);
+      } catch (e) {
+        if (asked !== generation) return dropped();
+        out.className = "bad";
+        out.textContent = "Could not verify the hash chain: " + (e instanceof Error ? e.message : String(e));
+      }
+    })(),
+);
 
 function follow() {
   if (source) source.close();
@@ -539,28 +761,49 @@ function follow() {
     $("progress-text").textContent = p.text + p.calls.map((c) => "\n→ " + (c.name || "…") + " " + c.args).join("");
     $("progress").hidden = false;
   });
-  source.addEventListener("end", () => { source?.close(); void loadRun(); void showRuns(); });
+  source.addEventListener("end", () => {
+    source?.close();
+    void loadRun();
+    void showRuns();
+  });
 }
 
-$("cancel").addEventListener("click", () => void (async () => {
-  const runId = selected;
-  if (!runId) return;
-  const asked = generation;
-  button("cancel").disabled = true;
-  clearRunError();
-  try { await post("/runs/" + encodeURIComponent(runId) + "/cancel", { by: "console" }); } catch (e) { runError("cancel the run", e, runId); }
-  // Another run picked meanwhile has its own button, set by its own load.
-  if (asked !== generation) return;
-  button("cancel").disabled = false;
-  await loadRun();
-})());
+$("cancel").addEventListener(
+  "click",
+  () =>
+    void (async () => {
+      const runId = selected;
+      if (!runId) return;
+      const asked = generation;
+      button("cancel").disabled = true;
+      clearRunError();
+      try {
+        await post("/runs/" + encodeURIComponent(runId) + "/cancel", { by: "console" });
+      } catch (e) {
+        runError("cancel the run", e, runId);
+      }
+      // Another run picked meanwhile has its own button, set by its own load.
+      if (asked !== generation) return;
+      button("cancel").disabled = false;
+      await loadRun();
+    })(),
+);
 
 // Logged out only when the server says so: a refused logout leaves the session open, and says why.
-$("logout").addEventListener("click", () => void (async () => {
-  $("page-error").textContent = "";
-  try { await api("/logout", { method: "POST" }); } catch (e) { $("page-error").textContent = "Could not log out: " + (e instanceof Error ? e.message : String(e)); return; }
-  location.replace("/login");
-})());
+$("logout").addEventListener(
+  "click",
+  () =>
+    void (async () => {
+      $("page-error").textContent = "";
+      try {
+        await api("/logout", { method: "POST" });
+      } catch (e) {
+        $("page-error").textContent = "Could not log out: " + (e instanceof Error ? e.message : String(e));
+        return;
+      }
+      location.replace("/login");
+    })(),
+);
 
 const tick = showRuns;
 await tick();

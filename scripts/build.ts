@@ -32,7 +32,9 @@ const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`;
 const toolkit = await browserBundle({ entryPoints: ["src/toolkit/index.ts"] });
 console.log(`toolkit (browser, minified + gzipped): ${kb(toolkit.gzipBytes)} (${kb(toolkit.minBytes)} minified)`);
 const bash = await splitBrowserBundle("src/toolkit/bash/index.ts");
-console.log(`toolkit/bash (browser, split): ${kb(bash.entry.gzipBytes)} up front (${kb(bash.entry.minBytes)} minified), ${kb(bash.lazy.gzipBytes)} loaded on the first command (${kb(bash.lazy.minBytes)} minified, just-bash included)`);
+console.log(
+  `toolkit/bash (browser, split): ${kb(bash.entry.gzipBytes)} up front (${kb(bash.entry.minBytes)} minified), ${kb(bash.lazy.gzipBytes)} loaded on the first command (${kb(bash.lazy.minBytes)} minified, just-bash included)`,
+);
 const search = await browserBundle({ entryPoints: ["src/toolkit/search/index.ts"] });
 console.log(`toolkit/web-search (browser, minified + gzipped): ${kb(search.gzipBytes)} (${kb(search.minBytes)} minified)`);
 if (problems.length > 0 || lines.some((l) => l.problem !== undefined)) process.exit(1);

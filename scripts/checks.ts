@@ -1,6 +1,7 @@
 /**
  * `npm run checks`: the static half of `npm test` (every program of
- * `npm run typecheck`, `npm run lint`, `npm run check:platform`), run side by
+ * `npm run typecheck`, `npm run lint`, `npm run check:platform`,
+ * `npm run format:check`), run side by
  * side, as many at once as the machine has cores (at least 2).
  *
  * Each is a single-threaded process: run one after another they took 141 s
@@ -37,6 +38,7 @@ const checks: Check[] = [
     .map((command) => ({ name: command.replace(/^tsc -p (\S+).*$/, "typecheck $1"), command }))
     .sort((a, b) => Number(b.command.includes("tsconfig.test.json")) - Number(a.command.includes("tsconfig.test.json"))),
   { name: "check:platform", command: scripts["check:platform"]! },
+  { name: "format", command: scripts["format:check"]! },
 ];
 
 function run(check: Check): Promise<{ check: Check; ok: boolean; output: string; seconds: number }> {

@@ -17,7 +17,9 @@ if (dir === undefined) {
   process.exit(2);
 }
 if (!existsSync(dir)) {
-  console.error(`no JSONTestSuite test_parsing at ${dir}: the suites are not part of isoagent; see docs/testing.md, "Conformance suites", for where they come from (CI reads them from ../shared/suites)`);
+  console.error(
+    `no JSONTestSuite test_parsing at ${dir}: the suites are not part of isoagent; see docs/testing.md, "Conformance suites", for where they come from (CI reads them from ../shared/suites)`,
+  );
   process.exit(2);
 }
 const report = runJsonConformance(dir);

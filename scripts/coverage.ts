@@ -189,7 +189,8 @@ if (args.has("--check")) {
       // timing: a drop of one item is not a regression.
       const items = total.get(folder)![m].total;
       const slack = Math.max(TOLERANCE, items > 0 ? 100 / items + 0.05 : 0);
-      if (now[m]! < base[m] - slack) problems.push(`${folder}: ${m} ${now[m]}% is more than ${slack === TOLERANCE ? TOLERANCE : `${slack.toFixed(1)} (one of its ${items})`} points below its baseline of ${base[m]}%`);
+      if (now[m]! < base[m] - slack)
+        problems.push(`${folder}: ${m} ${now[m]}% is more than ${slack === TOLERANCE ? TOLERANCE : `${slack.toFixed(1)} (one of its ${items})`} points below its baseline of ${base[m]}%`);
     }
   }
   if (problems.length > 0) {

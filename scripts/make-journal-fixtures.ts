@@ -13,7 +13,14 @@ import { localPlace, moveRun, toolShapes } from "../src/move/index.js";
 
 const dir = "test/fixtures/journals";
 const files: Record<string, string> = { "notes.md": "hello", "colour.txt": "\u001b[31mred\u001b[0m", "long.md": "long ".repeat(400) };
-const read = defineTool<{ path: string }>({ name: "read_file", description: "Read a file.", inputSchema: strictObject({ path: string() }), sideEffect: "read_only", timeoutMs: 1000, call: (a) => files[a.path] ?? null });
+const read = defineTool<{ path: string }>({
+  name: "read_file",
+  description: "Read a file.",
+  inputSchema: strictObject({ path: string() }),
+  sideEffect: "read_only",
+  timeoutMs: 1000,
+  call: (a) => files[a.path] ?? null,
+});
 const write = defineTool<{ path: string; content: string }>({
   name: "write_file",
   description: "Write a file.",
@@ -27,7 +34,17 @@ const write = defineTool<{ path: string; content: string }>({
     return { written: a.content.length };
   },
 });
-const publish = defineTool({ name: "publish", description: "Publish.", inputSchema: strictObject({}), sideEffect: "remote_mutation", permission: "allow", timeoutMs: 1000, call: () => { throw abortRun("checksum mismatch"); } });
+const publish = defineTool({
+  name: "publish",
+  description: "Publish.",
+  inputSchema: strictObject({}),
+  sideEffect: "remote_mutation",
+  permission: "allow",
+  timeoutMs: 1000,
+  call: () => {
+    throw abortRun("checksum mismatch");
+  },
+});
 const tools = [read, write, publish] as Tool<never, unknown>[];
 
 async function save(name: string, make: () => Promise<{ store: ReturnType<typeof memoryStore>; runId: string }>): Promise<void> {
@@ -66,7 +83,14 @@ await save("v2-unknown", async () => {
   const clock = manualClock();
   const store = memoryStore({ clock });
   let crash = true;
-  const faults = { at: (p: string) => { if (crash && p === "after_effect") { crash = false; throw new Crash(); } } };
+  const faults = {
+    at: (p: string) => {
+      if (crash && p === "after_effect") {
+        crash = false;
+        throw new Crash();
+      }
+    },
+  };
   const agent = () => scriptedAgent([calls(call("write_file", { path: "b.md", content: "y" })), calls(call("read_file", { path: "colour.txt" })), final("ok")]);
   const d1 = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", tools, agent: agent(), faults });
   const crashed = await d1.start("write b.md");
@@ -125,7 +149,14 @@ await save("v4-interrupted", async () => {
   const clock = manualClock();
   const store = memoryStore({ clock });
   let crashes = 0;
-  const faults = { at: (p: string) => { if (p === "after_effect" && crashes < 2) { crashes++; throw new Crash(); } } };
+  const faults = {
+    at: (p: string) => {
+      if (p === "after_effect" && crashes < 2) {
+        crashes++;
+        throw new Crash();
+      }
+    },
+  };
   const agent = () => scriptedAgent([calls(call("read_file", { path: "notes.md" })), final("read at last")]);
   const driver = (owner: string) => createDriver({ store, clock, ids: sequentialIds(), owner, tools, agent: agent(), faults });
   const crashed = await driver("driver-a").start("read notes.md");
@@ -145,7 +176,11 @@ await save("v4-interrupted", async () => {
 await save("v4-no-progress", async () => {
   const clock = manualClock();
   const store = memoryStore({ clock });
-  const agent = { decide: async () => { throw new Crash("out of memory"); } };
+  const agent = {
+    decide: async () => {
+      throw new Crash("out of memory");
+    },
+  };
   const driver = (owner: string) => createDriver({ store, clock, ids: sequentialIds(), owner, tools, agent });
   let outcome = await driver("driver-a").start("never decided");
   for (const owner of ["driver-b", "driver-c", "driver-d"]) {

@@ -19,11 +19,37 @@ if (existsSync(journalFile) || existsSync(spansFile)) {
 }
 const files: Record<string, string> = { "notes.md": "hello" };
 const tools = [
-  defineTool<{ path: string }>({ name: "read_file", description: "Read a file.", inputSchema: strictObject({ path: string() }), sideEffect: "read_only", timeoutMs: 1000, call: (a) => files[a.path] ?? "" }),
-  defineTool<{ path: string; content: string }>({ name: "write_file", description: "Write a file.", inputSchema: strictObject({ path: string(), content: string() }), sideEffect: "local_mutation", permission: "allow", timeoutMs: 1000, resources: (a) => [{ kind: "path", value: a.path }], call: (a) => ((files[a.path] = a.content), { written: a.content.length }) }),
+  defineTool<{ path: string }>({
+    name: "read_file",
+    description: "Read a file.",
+    inputSchema: strictObject({ path: string() }),
+    sideEffect: "read_only",
+    timeoutMs: 1000,
+    call: (a) => files[a.path] ?? "",
+  }),
+  defineTool<{ path: string; content: string }>({
+    name: "write_file",
+    description: "Write a file.",
+    inputSchema: strictObject({ path: string(), content: string() }),
+    sideEffect: "local_mutation",
+    permission: "allow",
+    timeoutMs: 1000,
+    resources: (a) => [{ kind: "path", value: a.path }],
+    call: (a) => ((files[a.path] = a.content), { written: a.content.length }),
+  }),
   defineTool({ name: "slow", description: "Never answers.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 20, call: () => new Promise(() => {}) }),
   defineTool({ name: "dump", description: "A long output.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "z".repeat(4000) }),
-  defineTool({ name: "publish", description: "Publish.", inputSchema: strictObject({}), sideEffect: "remote_mutation", permission: "allow", timeoutMs: 1000, call: () => { throw abortRun("checksum mismatch"); } }),
+  defineTool({
+    name: "publish",
+    description: "Publish.",
+    inputSchema: strictObject({}),
+    sideEffect: "remote_mutation",
+    permission: "allow",
+    timeoutMs: 1000,
+    call: () => {
+      throw abortRun("checksum mismatch");
+    },
+  }),
 ] as Tool<never, unknown>[];
 const answer = (n: number): AgentDecision["answer"] => ({ provider: "openai", model: "gpt-golden", finishReason: "tool_calls", usage: { input: 100 * n, output: 10, cached: 5 } });
 const script = [
@@ -39,7 +65,14 @@ const clock = manualClock();
 const store = memoryStore({ clock });
 const policy = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
 let crash = true;
-const faults = { at: (p: string, where: { tool: string }) => { if (crash && p === "after_effect" && where.tool === "write_file") { crash = false; throw new Crash(); } } };
+const faults = {
+  at: (p: string, where: { tool: string }) => {
+    if (crash && p === "after_effect" && where.tool === "write_file") {
+      crash = false;
+      throw new Crash();
+    }
+  },
+};
 const options = { store, clock, ids: sequentialIds(), tools, policy, policyVersion: "p1", context: { budgetTokens: 1500, strategy: trimContext({ keepRecent: 1 }) } };
 const d1 = createDriver({ ...options, owner: "driver-a", agent: scriptedAgent(script), faults });
 const w = await d1.start("golden");

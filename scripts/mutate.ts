@@ -144,7 +144,9 @@ for (const area of Object.keys(AREAS) as Area[]) {
       if (m.status === "Ignored") ignored.push(`- ${shown}`);
     }
     for (const k of Object.keys(c) as (keyof Counts)[]) total[k] += c[k];
-    perFile.push(`| ${area} | \`${path}\` | ${c.Killed} | ${c.Timeout} | ${c.Survived} | ${c.NoCoverage} | ${c.equivalent} | ${c.Ignored} | ${c.RuntimeError + c.CompileError} | ${score(c)} | ${scoreWithoutEquivalents(c)} |`);
+    perFile.push(
+      `| ${area} | \`${path}\` | ${c.Killed} | ${c.Timeout} | ${c.Survived} | ${c.NoCoverage} | ${c.equivalent} | ${c.Ignored} | ${c.RuntimeError + c.CompileError} | ${score(c)} | ${scoreWithoutEquivalents(c)} |`,
+    );
   }
 }
 
@@ -168,7 +170,11 @@ lines.push(
   "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...perFile,
   "",
-  `Time of the last full run of each area here (2 shared cores, one or two test runners): ${Object.entries(timings).map(([a, s]) => `${a} ${Math.round(s / 60)} min`).join(", ") || "–"}.`,
+  `Time of the last full run of each area here (2 shared cores, one or two test runners): ${
+    Object.entries(timings)
+      .map(([a, s]) => `${a} ${Math.round(s / 60)} min`)
+      .join(", ") || "–"
+  }.`,
   "",
   `## Surviving mutants (${survivors.length})`,
   "",

@@ -55,7 +55,17 @@ function localToken(): string {
 
 const token = localToken();
 // A model key in the environment reaches the Worker as its secret would.
-const MODEL_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ISOAGENT_MODEL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ISOAGENT_MCP_URL", "ISOAGENT_MCP_TOKEN", "ISOAGENT_MCP_TRUST", "ISOAGENT_RUN_TOKEN"];
+const MODEL_VARS = [
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "ISOAGENT_MODEL",
+  "OPENAI_BASE_URL",
+  "ANTHROPIC_BASE_URL",
+  "ISOAGENT_MCP_URL",
+  "ISOAGENT_MCP_TOKEN",
+  "ISOAGENT_MCP_TRUST",
+  "ISOAGENT_RUN_TOKEN",
+];
 const modelBindings = Object.fromEntries(MODEL_VARS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 // The browser example, served by the Worker at /app/ (its static assets), same origin as the console.
 const appDir = await buildBrowserExample(join(dataDir, "app"));

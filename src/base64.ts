@@ -15,7 +15,9 @@ export const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv
 export function base64Of(bytes: Uint8Array): string {
   let out = "";
   for (let k = 0; k < bytes.length; k += 3) {
-    const a = bytes[k]!, b = bytes[k + 1], c = bytes[k + 2];
+    const a = bytes[k]!,
+      b = bytes[k + 1],
+      c = bytes[k + 2];
     out += BASE64_ALPHABET[a >> 2]! + BASE64_ALPHABET[((a & 3) << 4) | ((b ?? 0) >> 4)]!;
     out += b === undefined ? "=" : BASE64_ALPHABET[((b & 15) << 2) | ((c ?? 0) >> 6)]!;
     out += c === undefined ? "=" : BASE64_ALPHABET[c & 63]!;

@@ -168,10 +168,7 @@ export class IsoagentError extends Error {
  * True when `e` is an isoagent error (from any copy of the library), and, when
  * `code` is given, has that code.
  */
-export function isIsoagentError<C extends IsoagentErrorCode>(
-  e: unknown,
-  code?: C,
-): e is IsoagentError & { code: C } {
+export function isIsoagentError<C extends IsoagentErrorCode>(e: unknown, code?: C): e is IsoagentError & { code: C } {
   if (typeof e !== "object" || e === null) return false;
   if ((e as Record<symbol, unknown>)[ISOAGENT_ERROR] !== true) return false;
   return code === undefined || (e as IsoagentError).code === code;

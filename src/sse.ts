@@ -49,7 +49,7 @@ export abstract class SseReader {
   push(chunk: string): SseEvent[] {
     const out: SseEvent[] = [];
     if (chunk.length === 0) return out;
-        let start = 0;
+    let start = 0;
     if (this.sawCr && chunk.charCodeAt(0) === 10) start = 1;
     this.sawCr = false;
     for (let k = start; k < chunk.length; k++) {

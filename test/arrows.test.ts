@@ -48,7 +48,19 @@ describe("the arrows between folders", () => {
   it("the checks catch what they are for: an import upward, and a cycle", () => {
     expect(against([{ from: "src/journal/events.ts", to: "src/driver/session.ts" }])).toEqual(["src/journal/events.ts -> src/driver/session.ts (src/journal -> src/driver)"]);
     expect(against([{ from: "src/driver/session.ts", to: "src/journal/events.ts" }])).toEqual([]);
-    expect(importCycles([{ from: "a", to: "b" }, { from: "b", to: "c" }, { from: "c", to: "a" }])).toEqual([["a", "b", "c", "a"]]);
-    expect(importCycles([{ from: "a", to: "b" }, { from: "a", to: "c" }, { from: "b", to: "c" }])).toEqual([]);
+    expect(
+      importCycles([
+        { from: "a", to: "b" },
+        { from: "b", to: "c" },
+        { from: "c", to: "a" },
+      ]),
+    ).toEqual([["a", "b", "c", "a"]]);
+    expect(
+      importCycles([
+        { from: "a", to: "b" },
+        { from: "a", to: "c" },
+        { from: "b", to: "c" },
+      ]),
+    ).toEqual([]);
   });
 });

@@ -13,10 +13,11 @@ import { coreBrowserBundle } from "../scripts/lib/bundle.js";
 import { startCollector } from "./helpers/collector.js";
 
 const run = promisify(execFile);
-const tsx = (...args: string[]) => run(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: 90_000 }).then(
-  (r) => ({ code: 0, ...r }),
-  (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-);
+const tsx = (...args: string[]) =>
+  run(process.execPath, ["node_modules/tsx/dist/cli.mjs", ...args], { encoding: "utf8", timeout: 90_000 }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
 
 describe("the conformance commands without the suites", () => {
   it("say in one line where the suites come from, and exit 2", async () => {
@@ -24,7 +25,9 @@ describe("the conformance commands without the suites", () => {
       const r = await tsx(script, "/nonexistent/suite");
       expect(r.code, script).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
-      expect(r.stderr).toMatch(/^no (JSONTestSuite test_parsing|JSON Schema Test Suite) at \/nonexistent\/suite: the suites are not part of isoagent; see docs\/testing\.md, "Conformance suites", for where they come from/);
+      expect(r.stderr).toMatch(
+        /^no (JSONTestSuite test_parsing|JSON Schema Test Suite) at \/nonexistent\/suite: the suites are not part of isoagent; see docs\/testing\.md, "Conformance suites", for where they come from/,
+      );
     }
   });
 });
@@ -47,7 +50,9 @@ describe("npm run example:serve (the HTTP app in Node, on @hono/node-server)", (
       });
       const auth = { authorization: "Bearer serve-test-token-0123456789", "content-type": "application/json" };
       expect(await (await fetch(`${base}/health`)).json()).toEqual({ ok: true });
-      const { runId } = (await (await fetch(`${base}/runs`, { method: "POST", headers: auth, body: JSON.stringify({ task: "Summarise notes/todo.md into notes/summary.md" }) })).json()) as { runId: string };
+      const { runId } = (await (await fetch(`${base}/runs`, { method: "POST", headers: auth, body: JSON.stringify({ task: "Summarise notes/todo.md into notes/summary.md" }) })).json()) as {
+        runId: string;
+      };
       let run: { status: string; approvals: unknown[] } = { status: "running", approvals: [] };
       // Waits on the state; the test's own timeout bounds it.
       while (run.status !== "waiting" && run.status !== "failed") {
@@ -72,7 +77,11 @@ describe("npm run deploy", () => {
   it("bundles the Worker of wrangler.toml with its two Durable Object bindings (wrangler deploy --dry-run)", async () => {
     const out = mkdtempSync(join(tmpdir(), "isoagent-deploy-"));
     try {
-      const r = await run(process.execPath, ["node_modules/wrangler/bin/wrangler.js", "deploy", "--dry-run", "--outdir", out], { encoding: "utf8", timeout: 120_000, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" } });
+      const r = await run(process.execPath, ["node_modules/wrangler/bin/wrangler.js", "deploy", "--dry-run", "--outdir", out], {
+        encoding: "utf8",
+        timeout: 120_000,
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" },
+      });
       expect(r.stdout).toContain("env.RUNS (RunObject)");
       expect(r.stdout).toContain("env.RUN_INDEX (RunIndex)");
       expect(r.stdout).toContain("--dry-run: exiting now.");

@@ -29,18 +29,22 @@ export async function probe(p: Promise<void>, xs: number[], s: RunStatus): Promi
 `;
 
 describe("the lint", () => {
-  it("refuses each durability bug its typed rules are for", async () => {
-    const eslint = new ESLint({
-      cwd: new URL("..", import.meta.url).pathname,
-      overrideConfig: { languageOptions: { parserOptions: { disallowAutomaticSingleRunInference: true } } },
-    });
-    // Linted as if it were a file of src/, so that it is read with src/'s types.
-    const [result] = await eslint.lintText(PROBE, { filePath: new URL("../src/clock.ts", import.meta.url).pathname });
-    expect(result!.messages.map((m) => m.ruleId).sort()).toEqual([
-      "@typescript-eslint/await-thenable",
-      "@typescript-eslint/no-floating-promises",
-      "@typescript-eslint/no-misused-promises",
-      "@typescript-eslint/switch-exhaustiveness-check",
-    ]);
-  }, scaled(120_000));
+  it(
+    "refuses each durability bug its typed rules are for",
+    async () => {
+      const eslint = new ESLint({
+        cwd: new URL("..", import.meta.url).pathname,
+        overrideConfig: { languageOptions: { parserOptions: { disallowAutomaticSingleRunInference: true } } },
+      });
+      // Linted as if it were a file of src/, so that it is read with src/'s types.
+      const [result] = await eslint.lintText(PROBE, { filePath: new URL("../src/clock.ts", import.meta.url).pathname });
+      expect(result!.messages.map((m) => m.ruleId).sort()).toEqual([
+        "@typescript-eslint/await-thenable",
+        "@typescript-eslint/no-floating-promises",
+        "@typescript-eslint/no-misused-promises",
+        "@typescript-eslint/switch-exhaustiveness-check",
+      ]);
+    },
+    scaled(120_000),
+  );
 });

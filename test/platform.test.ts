@@ -53,7 +53,6 @@ describe("the chunks stay apart (npm run check:platform and npm run build)", () 
     expect(problems).toContainEqual(expect.stringMatching(/^driver: .*node_modules\/@cfworker\/json-schema\/.* is in a chunk every load fetches/));
     expect(problems).toContain("driver: the createDriver entry reaches src/http/app.ts");
   });
-
 });
 
 describe("the platform check's other entries", () => {
@@ -63,7 +62,8 @@ describe("the platform check's other entries", () => {
     expect(report.problems).toEqual([]);
     expect(report.inputs).toContain("src/mcp/http.ts");
     expect(report.inputs).toContain("src/mcp/server/server.ts");
-    for (const call of ["src/call/gate.ts", "src/call/classify.ts", "src/call/invoke.ts", "src/call/observations.ts", "src/call/hygiene.ts", "src/call/redact.ts"]) expect(report.inputs).toContain(call);
+    for (const call of ["src/call/gate.ts", "src/call/classify.ts", "src/call/invoke.ts", "src/call/observations.ts", "src/call/hygiene.ts", "src/call/redact.ts"])
+      expect(report.inputs).toContain(call);
     expect(report.inputs.filter((i) => i.startsWith("src/driver/"))).toEqual([]);
     expect(report.inputs).not.toContain("src/call/execute.ts");
     expect(report.inputs.filter((i) => i.startsWith("src/http/") || i.includes("node_modules/hono") || i.includes("@modelcontextprotocol"))).toEqual([]);
@@ -82,7 +82,10 @@ describe("the platform check's other entries", () => {
     expect(ENTRY_POINTS["toolkit/bash/interpreter"]).toBe("src/toolkit/bash/interpreter.ts");
     for (const entry of ["adapters/bash-node/index.ts", "adapters/bash-node/entry.ts", "adapters/bash-node/thread.ts"]) {
       const report = await checkCoreNeutral(entry);
-      expect(report.problems.some((p) => /node:worker_threads|the core imports an adapter/.test(p)), entry).toBe(true);
+      expect(
+        report.problems.some((p) => /node:worker_threads|the core imports an adapter/.test(p)),
+        entry,
+      ).toBe(true);
     }
     expect(PLATFORM_ENTRY_POINTS).toEqual({
       node: { "toolkit/bash": "adapters/bash-node/entry.ts", "toolkit/bash-worker": "adapters/bash-node/thread.ts" },

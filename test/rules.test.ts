@@ -15,7 +15,8 @@ const root = resolve(import.meta.dirname, "..");
 const files = [...filesUnder(join(root, "src"), isSource), ...filesUnder(join(root, "adapters"), isSource)].map((f) => ({ file: relative(root, f), text: readFileSync(f, "utf8") }));
 
 /** The files that write a rule (by a pattern of its text), but its home. */
-const elsewhere = (pattern: RegExp, home: string, exempt: (file: string) => boolean = () => false) => files.filter((f) => f.file !== home && !exempt(f.file) && pattern.test(f.text)).map((f) => f.file);
+const elsewhere = (pattern: RegExp, home: string, exempt: (file: string) => boolean = () => false) =>
+  files.filter((f) => f.file !== home && !exempt(f.file) && pattern.test(f.text)).map((f) => f.file);
 
 describe("rules written once", () => {
   it("the id pattern lives in src/ids.ts", () => {

@@ -1,15 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import {
-  defineTool,
-  isIsoagentError,
-  type JsonValue,
-  type LeaseView,
-  type RunOutcome,
-  type RunSummary,
-  type SideEffect,
-  type Store,
-  type ToolSpec,
-} from "../src/index.js";
+import { defineTool, isIsoagentError, type JsonValue, type LeaseView, type RunOutcome, type RunSummary, type SideEffect, type Store, type ToolSpec } from "../src/index.js";
 import { checkArgs, compileTool, type ArgsCheck, type CompiledTool } from "../src/tools/index.js";
 import type { ValidationIssue } from "../src/schema/index.js";
 import { parseJson, tryParseJson, type JsonBoundaryError } from "../src/json/index.js";

@@ -44,7 +44,10 @@ export function nodeRunnerAt(url: URL | string, options: NodeWorkerRunnerOptions
     unavailable(error) {
       if (options.onUnavailable !== undefined) return options.onUnavailable(error);
       const why = error instanceof Error ? error.message : String(error);
-      process.emitWarning(`bash's interpreter could not start in a worker thread (${why}); commands run in the calling thread instead, under limits derived from their timeouts (see docs/tools/bash.md)`, { code: "ISOAGENT_BASH_IN_THREAD" });
+      process.emitWarning(
+        `bash's interpreter could not start in a worker thread (${why}); commands run in the calling thread instead, under limits derived from their timeouts (see docs/tools/bash.md)`,
+        { code: "ISOAGENT_BASH_IN_THREAD" },
+      );
     },
   };
 }

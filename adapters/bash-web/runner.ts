@@ -30,7 +30,8 @@ export interface WebWorkerRunnerOptions {
 
 /** What a worker's error event says. */
 function described(e: unknown): unknown {
-  if (typeof e === "object" && e !== null && "message" in e && typeof (e as { message: unknown }).message === "string" && (e as { message: string }).message !== "") return new Error((e as { message: string }).message);
+  if (typeof e === "object" && e !== null && "message" in e && typeof (e as { message: unknown }).message === "string" && (e as { message: string }).message !== "")
+    return new Error((e as { message: string }).message);
   return e instanceof Error ? e : new Error("the worker could not be started (its script failed to load or to run)");
 }
 
@@ -55,7 +56,9 @@ export function webRunnerOf(create: () => Worker, options: Pick<WebWorkerRunnerO
     unavailable(error) {
       if (options.onUnavailable !== undefined) return options.onUnavailable(error);
       const why = error instanceof Error ? error.message : String(error);
-      console.warn(`isoagent: bash's interpreter could not start in a Web Worker (${why}); commands run in the page's thread instead, under limits derived from their timeouts (see docs/tools/bash.md)`);
+      console.warn(
+        `isoagent: bash's interpreter could not start in a Web Worker (${why}); commands run in the page's thread instead, under limits derived from their timeouts (see docs/tools/bash.md)`,
+      );
     },
   };
 }

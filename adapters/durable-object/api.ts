@@ -67,7 +67,10 @@ export interface RunObjectApi {
   /** The run as its bundle's bytes, from `fromSeq` (isoagent/move). */
   moveExport(runId: RunId, fromSeq: number): Promise<Wire<ReadableStream<Uint8Array>>>;
   /** Imports a bundle into this object's copy of its run; a bundle handing the run here makes this object drive it. */
-  moveImport(body: ReadableStream<Uint8Array>, options: { role: "mirror" | "in_transit"; runId?: string; maxBytes: number }): Promise<Wire<Omit<ImportResult, "custody"> & { custody: Custody | undefined }>>;
+  moveImport(
+    body: ReadableStream<Uint8Array>,
+    options: { role: "mirror" | "in_transit"; runId?: string; maxBytes: number },
+  ): Promise<Wire<Omit<ImportResult, "custody"> & { custody: Custody | undefined }>>;
   /** Seals the run here in favour of the place `to`. */
   moveRelease(runId: RunId, to: string): Promise<Wire<{ seq: number; epoch: number }>>;
   storeAcquireLease(runId: RunId, owner: string, ttlMs: number): Promise<Wire<Lease | null>>;
@@ -119,4 +122,3 @@ export function runObject(ns: RunNamespace, name: string): RunObjectApi {
 export function artifactShard(sha256: string): string {
   return `artifacts:${sha256.slice(0, 2)}`;
 }
-

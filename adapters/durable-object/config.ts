@@ -76,4 +76,3 @@ export interface RunObjectConfig<Env extends RunBindings> {
   /** @internal Fault injection at the host's own await points (the crash tests reset the object there, or hold it). */
   hostFaults?(ctx: HostContext<Env>): { at(point: HostFaultPoint): void | Promise<void> } | undefined;
 }
-

@@ -222,7 +222,13 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
     async create(runId, task) {
       if (sql.summary() !== undefined) throw new StoreError("RUN_EXISTS", `run ${runId} already exists`);
       const hc = contextOf(runId, task);
-      const d = createDriver({ store: object.store(false), agent: config.agent(hc), tools: await config.tools(hc), owner: `host:${boot}`, ...(config.limits === undefined ? {} : { limits: config.limits }) });
+      const d = createDriver({
+        store: object.store(false),
+        agent: config.agent(hc),
+        tools: await config.tools(hc),
+        owner: `host:${boot}`,
+        ...(config.limits === undefined ? {} : { limits: config.limits }),
+      });
       const id = await d.create(task, { runId });
       // (Its alarm was armed before the run was created: a drive that fails is tried again by it.)
       void drive().catch((e: unknown) => console.error(`isoagent: run ${runId} could not be driven: ${message(e)}`));
@@ -254,10 +260,11 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
       tools: async (runId, task) => toolShapes(await config.tools(contextOf(runId, task))),
       workspace: (runId, task) => config.workspace?.(contextOf(runId, task)),
       // Imported once per incarnation (a bad key is refused at the first move, BUNDLE_KEY_INVALID, and again at the next).
-      keys: () => (keysReady ??= Promise.resolve(config.keys?.(env) ?? placeKeys({ signingKey: env.ISOAGENT_SIGNING_KEY, trustedKeys: env.ISOAGENT_TRUSTED_KEYS })).catch((e: unknown) => {
-        keysReady = undefined;
-        throw e;
-      })),
+      keys: () =>
+        (keysReady ??= Promise.resolve(config.keys?.(env) ?? placeKeys({ signingKey: env.ISOAGENT_SIGNING_KEY, trustedKeys: env.ISOAGENT_TRUSTED_KEYS })).catch((e: unknown) => {
+          keysReady = undefined;
+          throw e;
+        })),
       drive: () => void drive().catch(retry),
       fault,
     }),

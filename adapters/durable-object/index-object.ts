@@ -57,11 +57,22 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS runs (runId TEXT PRIMARY KEY, status TEXT NOT NULL, createdAt INTEGER NOT NULL, updatedAt INTEGER NOT NULL, seq INTEGER NOT NULL)");
     ctx.storage.sql.exec("CREATE INDEX IF NOT EXISTS runs_by_updated ON runs (updatedAt DESC)");
     // Each run's title (its task's first line), added after the table: an index made before has no such column yet.
-    if (!ctx.storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('runs')").toArray().some((c) => c.name === "title")) {
+    if (
+      !ctx.storage.sql
+        .exec<{ name: string }>("SELECT name FROM pragma_table_info('runs')")
+        .toArray()
+        .some((c) => c.name === "title")
+    ) {
       ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN title TEXT");
     }
     // A copy's custody (isoagent/move: a mirror, a run in transit, one that moved away); null for a run its object owns.
-    if (!ctx.storage.sql.exec<{ name: string }>("PRAGMA table_info(runs)").toArray().some((c) => c.name === "custody")) ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN custody TEXT");
+    if (
+      !ctx.storage.sql
+        .exec<{ name: string }>("PRAGMA table_info(runs)")
+        .toArray()
+        .some((c) => c.name === "custody")
+    )
+      ctx.storage.sql.exec("ALTER TABLE runs ADD COLUMN custody TEXT");
     // The console's open sessions and login codes (isoagent/http's SessionLedger; sessions.ts here): one object, so every isolate sees one answer.
     ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS console_sessions (id TEXT PRIMARY KEY, expiresAt INTEGER NOT NULL)");
   }
@@ -124,9 +135,21 @@ export class RunIndex extends DurableObject<RunIndexEnv> {
     const where = conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : "";
     const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
     return this.ctx.storage.sql
-      .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number; title: string | null; custody: string | null }>(`SELECT runId, status, createdAt, updatedAt, seq, title, custody FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`, ...params, limit)
+      .exec<{ runId: string; status: string; createdAt: number; updatedAt: number; seq: number; title: string | null; custody: string | null }>(
+        `SELECT runId, status, createdAt, updatedAt, seq, title, custody FROM runs ${where} ORDER BY updatedAt DESC, runId LIMIT ?`,
+        ...params,
+        limit,
+      )
       .toArray()
-      .map((r) => ({ runId: r.runId as RunHead["runId"], status: r.status as RunStatus, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, ...(r.title === null ? {} : { title: r.title }), ...(r.custody === null ? {} : { custody: JSON.parse(r.custody) as Custody }) }));
+      .map((r) => ({
+        runId: r.runId as RunHead["runId"],
+        status: r.status as RunStatus,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+        seq: r.seq,
+        ...(r.title === null ? {} : { title: r.title }),
+        ...(r.custody === null ? {} : { custody: JSON.parse(r.custody) as Custody }),
+      }));
   }
 
   /**

@@ -12,13 +12,7 @@
  * [events]}`. Rows written before are read as they are: v2's a JSON array of
  * whole events, v1's one whole event.
  */
-import type {
-  JournalEvent,
-  JsonValue,
-  LeaseView,
-  RunId,
-  RunStatus,
-} from "../../src/index.js";
+import type { JournalEvent, JsonValue, LeaseView, RunId, RunStatus } from "../../src/index.js";
 import { sha256HexSync } from "../../src/json/index.js";
 import type { RunCreated } from "../../src/journal/index.js";
 import {
@@ -158,7 +152,15 @@ export class RunSql {
     const r = this.record();
     if (r === undefined) return undefined;
     const custody = this.get<Custody>("custody");
-    return { runId: r.runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.seq, indexedSeq: this.get<number>("indexed_seq") ?? 0, ...(custody === undefined ? {} : { custody }) };
+    return {
+      runId: r.runId,
+      status: r.status,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      seq: r.seq,
+      indexedSeq: this.get<number>("indexed_seq") ?? 0,
+      ...(custody === undefined ? {} : { custody }),
+    };
   }
 
   /** The run's custody here: undefined while this object owns it (isoagent/move). */
@@ -226,7 +228,13 @@ export class RunSql {
       if (stored !== undefined && stored.runId !== runId) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
       const custody = this.get<Custody>("custody");
       // Before any write: it refuses own events that do not follow a seal naming this place.
-      const { custody: next, tokens } = planImport(runId, stored === undefined ? undefined : { custody, head: { seq: stored.seq, hash: stored.head }, tokens: stored.tokens }, events, guard, this.now());
+      const { custody: next, tokens } = planImport(
+        runId,
+        stored === undefined ? undefined : { custody, head: { seq: stored.seq, hash: stored.head }, tokens: stored.tokens },
+        events,
+        guard,
+        this.now(),
+      );
       let batch: JournalEvent[] = [];
       let bytes = 0;
       const flush = (): void => {
@@ -324,7 +332,6 @@ export class RunSql {
   hosted(): boolean {
     return this.get<boolean>("hosted") ?? true;
   }
-
 
   putSnapshot(runId: RunId, snapshot: Snapshot): void {
     this.tx(() => {

@@ -23,7 +23,11 @@ export interface WorkerEnv extends RunBindings {
   readonly ISOAGENT_KEEPALIVE_MS?: string;
 }
 
-const list = (value: string | undefined): string[] => (value ?? "").split(",").map((t) => t.trim()).filter((t) => t.length >= 16);
+const list = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t.length >= 16);
 
 /**
  * @example
@@ -34,7 +38,10 @@ const list = (value: string | undefined): string[] => (value ?? "").split(",").m
 export function workerApp(env: WorkerEnv, options: { ids?: IdSource; mcp?: (backend: RunsBackend) => McpEndpoint } = {}) {
   const tokens = list(env.ISOAGENT_TOKEN);
   const runTokens = list(env.ISOAGENT_RUN_TOKEN);
-  const corsOrigins = (env.ISOAGENT_CORS_ORIGINS ?? "").split(",").map((o) => o.trim()).filter((o) => o !== "");
+  const corsOrigins = (env.ISOAGENT_CORS_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter((o) => o !== "");
   const backend = durableObjectBackend(env, options.ids === undefined ? {} : { ids: options.ids });
   const keepAliveMs = Number(env.ISOAGENT_KEEPALIVE_MS ?? NaN);
   return createHttpApp({

@@ -94,7 +94,9 @@ export function journalMethods(ctx: IdbContext, onCommit: ((appends: number) => 
           if (errorName(e) === "ConstraintError") exists = true;
         };
         tx.objectStore("runs").add(run).catch(taken);
-        tx.objectStore("journal").add(encodeRecord([first], "running"), [first.runId, 1]).catch(taken);
+        tx.objectStore("journal")
+          .add(encodeRecord([first], "running"), [first.runId, 1])
+          .catch(taken);
         return end.done().catch((e: unknown) => {
           throw exists ? new StoreError("RUN_EXISTS", `run ${first.runId} already exists`) : e;
         });
@@ -137,9 +139,23 @@ export function journalMethods(ctx: IdbContext, onCommit: ((appends: number) => 
         const [run, head] = await Promise.all([tx.objectStore("runs").get(runId), tailOf(tx, runId)]);
         const last = events[events.length - 1]!;
         const next = end.check((): RunRecord => {
-          const { custody, tokens } = planImport(runId, run === undefined ? undefined : { custody: run.custody, head: { seq: head?.seq ?? 0, hash: head?.hash ?? "" }, tokens: run.tokens }, events, guard, clock.now());
+          const { custody, tokens } = planImport(
+            runId,
+            run === undefined ? undefined : { custody: run.custody, head: { seq: head?.seq ?? 0, hash: head?.hash ?? "" }, tokens: run.tokens },
+            events,
+            guard,
+            clock.now(),
+          );
           const first = events[0]!;
-          const base: RunRecord = run ?? { runId, status: guard.status, createdAt: first.at, updatedAt: 0, seq: 0, tokens: 0, ...(first.type === "run.created" ? { title: taskTitle(first.task) } : {}) };
+          const base: RunRecord = run ?? {
+            runId,
+            status: guard.status,
+            createdAt: first.at,
+            updatedAt: 0,
+            seq: 0,
+            tokens: 0,
+            ...(first.type === "run.created" ? { title: taskTitle(first.task) } : {}),
+          };
           const { custody: _c, ...rest } = base;
           return { ...rest, seq: last.seq, status: guard.status, updatedAt: last.at, tokens, ...(custody === undefined ? {} : { custody }) };
         });

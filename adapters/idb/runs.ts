@@ -110,7 +110,10 @@ export function runMethods(ctx: IdbContext): RunMethods {
         // A run whose record keeps a lease may have appended since the
         // record was written: its journal's tail says where it is.
         const tails = await Promise.all(runs.map((r) => (r.lease === undefined ? Promise.resolve(undefined) : tailOf(tx, r.runId))));
-        return listing(runs.map((r, k) => summary(r, tails[k])), filter);
+        return listing(
+          runs.map((r, k) => summary(r, tails[k])),
+          filter,
+        );
       });
     },
   };

@@ -136,7 +136,12 @@ export const UPGRADES: Record<number, (db: IDBPDatabase<IsoagentDBAny>, tx: Upgr
 };
 
 /** Applies the steps from `oldVersion` to `newVersion`, each after the one before has settled. */
-export function upgrade(db: IDBPDatabase<IsoagentDB>, oldVersion: number, newVersion: number, tx: IDBPTransaction<IsoagentDB, ("runs" | "journal" | "snapshots" | "artifacts")[], "versionchange">): void {
+export function upgrade(
+  db: IDBPDatabase<IsoagentDB>,
+  oldVersion: number,
+  newVersion: number,
+  tx: IDBPTransaction<IsoagentDB, ("runs" | "journal" | "snapshots" | "artifacts")[], "versionchange">,
+): void {
   const step = (v: number): void => {
     if (v > newVersion) return;
     const done = UPGRADES[v]!(db as unknown as IDBPDatabase<IsoagentDBAny>, tx as unknown as UpgradeTx);

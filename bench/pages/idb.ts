@@ -126,7 +126,11 @@ const bench = {
     const name = `append-${durability}-${++round}`;
     const store = idbStore({ name, durability });
     const runId = parseRunId(`run_bench_${round}`);
-    const first = seal({ v: 2, at: 1, type: "run.created", runId, task: "bench", tools: [{ name: "touch", specHash: "0".repeat(64) }], limits: { maxSteps: 0, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const first = seal(
+      { v: 2, at: 1, type: "run.created", runId, task: "bench", tools: [{ name: "touch", specHash: "0".repeat(64) }], limits: { maxSteps: 0, maxConsecutiveFailures: 3, runTimeoutMs: 0 } },
+      1,
+      "",
+    ) as RunCreated;
     await store.createRun(first);
     const lease = (await store.acquireLease(runId, "bench", 600_000))!;
     const batches: JournalEvent[][] = [];
@@ -189,7 +193,14 @@ const scale = {
    * driver per run (no sharing: the contrast). Returns the time, the
    * readwrite transactions and commits of appends, and what is wrong.
    */
-  async driver(name: string, prefix: string, runs: number, steps: number, durability: Durability, shared: boolean): Promise<{ ms: number; transactions: number; appendCommits: number; appends: number; problems: string[] }> {
+  async driver(
+    name: string,
+    prefix: string,
+    runs: number,
+    steps: number,
+    durability: Durability,
+    shared: boolean,
+  ): Promise<{ ms: number; transactions: number; appendCommits: number; appends: number; problems: string[] }> {
     let appendCommits = 0;
     let appends = 0;
     const onAppendCommit = (n: number) => {

@@ -209,10 +209,7 @@ class ScriptedChatModel extends BaseChatModel {
 
   async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
     const call = ++this.#call;
-    const message =
-      call <= this.#n
-        ? new AIMessage({ content: "", tool_calls: [{ id: `call_${call}`, name: "noop", args: {}, type: "tool_call" }] })
-        : new AIMessage({ content: FINAL_TEXT });
+    const message = call <= this.#n ? new AIMessage({ content: "", tool_calls: [{ id: `call_${call}`, name: "noop", args: {}, type: "tool_call" }] }) : new AIMessage({ content: FINAL_TEXT });
     return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
   }
 }
@@ -233,10 +230,7 @@ const langGraph: PeerLoop = {
     // Each step is two supersteps (the agent node, then the tools node) and the answer one
     // more; the limit also counts the superstep that writes the input: 2n + 2 is the least
     // that lets the run finish (2n + 1 raises GraphRecursionError).
-    const state = await agent.invoke(
-      { messages: [{ role: "user", content: "go" }] },
-      { configurable: { thread_id: "bench" }, recursionLimit: 2 * n + 2 },
-    );
+    const state = await agent.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: "bench" }, recursionLimit: 2 * n + 2 });
     const last = state.messages[state.messages.length - 1];
     if (last?.content !== FINAL_TEXT) throw new Error(`LangGraph.js: last message ${JSON.stringify(last?.content)}`);
     expectCalls("LangGraph.js", calls, n);

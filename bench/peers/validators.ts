@@ -37,7 +37,12 @@ const zodSchemas: Record<string, z.ZodType> = {
 
 const typeboxSchemas: Record<string, TSchema> = {
   small: Type.Object(
-    { path: Type.String({ minLength: 1 }), offset: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 1 })), encoding: Type.Optional(Type.Union([Type.Literal("utf-8"), Type.Literal("latin1")])) },
+    {
+      path: Type.String({ minLength: 1 }),
+      offset: Type.Optional(Type.Integer({ minimum: 0 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1 })),
+      encoding: Type.Optional(Type.Union([Type.Literal("utf-8"), Type.Literal("latin1")])),
+    },
     { additionalProperties: false },
   ),
   nested: Type.Object(
@@ -52,7 +57,9 @@ const typeboxSchemas: Record<string, TSchema> = {
   ),
   "edits-10kb": Type.Object(
     {
-      edits: Type.Array(Type.Object({ path: Type.String({ pattern: "^[^/][^\\u0000]*$" }), old_text: Type.String({ minLength: 1 }), new_text: Type.String() }, { additionalProperties: false }), { minItems: 1 }),
+      edits: Type.Array(Type.Object({ path: Type.String({ pattern: "^[^/][^\\u0000]*$" }), old_text: Type.String({ minLength: 1 }), new_text: Type.String() }, { additionalProperties: false }), {
+        minItems: 1,
+      }),
       dry_run: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },

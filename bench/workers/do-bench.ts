@@ -12,20 +12,7 @@
  */
 import { runObjectClass, durableObjectStore, RunIndex, runObject, unwire, type WorkerEnv } from "../../adapters/durable-object/index.js";
 import type { RunSql } from "../../adapters/durable-object/sql.js";
-import {
-  call,
-  calls,
-  createDriver,
-  defineTool,
-  final,
-  scriptedAgent,
-  strictObject,
-  type JournalEvent,
-  type RunId,
-  type SideEffect,
-  type Store,
-  type Tool,
-} from "../../src/index.js";
+import { call, calls, createDriver, defineTool, final, scriptedAgent, strictObject, type JournalEvent, type RunId, type SideEffect, type Store, type Tool } from "../../src/index.js";
 import { seal, type RunCreated, type UnsealedEvent } from "../../src/journal/index.js";
 
 type Durability = "sync" | "output-gate";
@@ -138,7 +125,11 @@ export class RunObject extends Base {
 
   /** The journal write alone: `n` appends of a read-only step's four events, each confirmed as `durability` confirms (sealed before the first). */
   async benchAppend(runId: RunId, n: number, durability: Durability): Promise<number> {
-    const first = seal({ v: 2, at: 1, type: "run.created", runId, task: "bench", tools: [{ name: "touch", specHash: "0".repeat(64) }], limits: { maxSteps: 0, maxConsecutiveFailures: 3, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const first = seal(
+      { v: 2, at: 1, type: "run.created", runId, task: "bench", tools: [{ name: "touch", specHash: "0".repeat(64) }], limits: { maxSteps: 0, maxConsecutiveFailures: 3, runTimeoutMs: 0 } },
+      1,
+      "",
+    ) as RunCreated;
     const store = (this as unknown as { localStore(sync: boolean, hosted: boolean): Store }).localStore(durability === "sync", false);
     await store.createRun(first);
     const lease = (await store.acquireLease(runId, "bench", 600_000))!;

@@ -9,7 +9,12 @@ const SHELL = ["./", "./index.html", "./app.js", "./app.css", "./app.webmanifest
 const sw = self as unknown as ServiceWorkerGlobalScope;
 
 sw.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => sw.skipWaiting()));
+  e.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(SHELL))
+      .then(() => sw.skipWaiting()),
+  );
 });
 sw.addEventListener("activate", (e) => {
   e.waitUntil(sw.clients.claim());

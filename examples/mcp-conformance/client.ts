@@ -28,7 +28,12 @@ async function main(): Promise<void> {
     const set = await mcpTools(connection);
     const target = CALLS[scenario];
     if (target === undefined) return;
-    const driver = createDriver({ store: memoryStore(), agent: scriptedAgent([calls(call(target.tool, target.args)), final("done")]), tools: set.tools as Tool<never, unknown>[], reconcile: set.reconcile });
+    const driver = createDriver({
+      store: memoryStore(),
+      agent: scriptedAgent([calls(call(target.tool, target.args)), final("done")]),
+      tools: set.tools as Tool<never, unknown>[],
+      reconcile: set.reconcile,
+    });
     let outcome = await driver.start({ scenario });
     // Untrusted, every MCP tool asks: the script is the operator here.
     for (let k = 0; k < 5 && outcome.status === "waiting"; k++) {

@@ -17,7 +17,10 @@ interface Env {
 export default {
   fetch(request: Request, env: Env): Promise<Response> | Response {
     if (new URL(request.url).pathname !== "/mcp") return new Response("not found", { status: 404 });
-    const allowedHosts = (env.ALLOWED_HOSTS ?? "").split(",").map((h) => h.trim()).filter((h) => h !== "");
+    const allowedHosts = (env.ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => h !== "");
     const server = mcpServer({ tools: conformanceTools, present, name: "isoagent-conformance", ...(allowedHosts.length > 0 ? { allowedHosts } : {}) });
     return server.fetch(request) as Promise<Response>;
   },

@@ -37,7 +37,8 @@ export async function serveApp(request: Request, env: AppEnv): Promise<Response 
   const url = new URL(request.url);
   if (url.pathname === "/app") return Response.redirect(`${url.origin}/app/`, 302);
   if (!url.pathname.startsWith("/app/") || request.method !== "GET") return undefined;
-  if (env.ASSETS === undefined) return new Response("the browser example is not deployed with this Worker (no ASSETS binding)", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+  if (env.ASSETS === undefined)
+    return new Response("the browser example is not deployed with this Worker (no ASSETS binding)", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
   const res = await env.ASSETS.fetch(new Request(new URL(url.pathname.slice("/app".length) + url.search, url.origin), request));
   const headers = new Headers(res.headers);
   headers.set("content-security-policy", csp(env));

@@ -64,7 +64,7 @@ export const RunObject = runObjectClass<Env>({
   tools: async ({ env, storage }) => [...demoTools(storage).tools, ...((await mcpToolSet(env, storage))?.tools ?? [])],
   reconcile: ({ env, storage }) => mcpReconcile(env, storage, demoTools(storage).reconcile),
   workspace: ({ storage }) => sqlWorkspace(storage, { seed: SEED }), // the run's files, which move with it (isoagent/move)
-  otel,                                                              // its spans, to a collector (docs/otel.md)
+  otel, // its spans, to a collector (docs/otel.md)
 });
 export { RunIndex };
 export default {

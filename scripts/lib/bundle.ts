@@ -336,7 +336,17 @@ export async function bundleWorker(entry: string, options: { coverage?: boolean 
     const { coverageEntry, istanbulPlugin } = await import("./instrument.js");
     input = { stdin: { contents: coverageEntry(entry), resolveDir: process.cwd(), sourcefile: "coverage-entry.js", loader: "js" }, plugins: [istanbulPlugin()] };
   }
-  const bundle = await build({ ...input, bundle: true, format: "esm", ...PLATFORM_OPTIONS.workers, alias: NO_ZLIB.alias!, external: ["cloudflare:*"], target: "es2022", write: false, logLevel: "silent" });
+  const bundle = await build({
+    ...input,
+    bundle: true,
+    format: "esm",
+    ...PLATFORM_OPTIONS.workers,
+    alias: NO_ZLIB.alias!,
+    external: ["cloudflare:*"],
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+  });
   return bundle.outputFiles[0]!.text;
 }
 
@@ -366,7 +376,7 @@ export async function splitBrowserBundle(entry: string): Promise<{ entry: { minB
   let first = { minBytes: 0, gzipBytes: 0 };
   // What the entry needs up front: itself and its static imports; everything else loads on the first command.
   const upfront = new Set<string>([entryOut]);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const o of [...upfront]) for (const i of r.metafile.outputs[o]!.imports) if (i.kind === "import-statement" && !upfront.has(i.path)) (upfront.add(i.path), (changed = true));
   }

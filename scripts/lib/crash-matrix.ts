@@ -25,7 +25,9 @@ export function formatMatrix(rows: readonly CrashResult[]): string {
     "|---|---|---|---|---:|---:|---|---|---|---:|---:|---:|---:|",
   ];
   for (const r of rows) {
-    lines.push(`| ${r.scenario} | ${r.point} | ${r.crashed ? "yes" : "no"} | ${r.status} | ${r.lostSteps} | ${r.unreconciledReruns} | ${r.chainIntact ? "yes" : "NO"} | ${r.finalEqual === null ? "n/a" : r.finalEqual ? "yes" : "NO"} | ${r.recovery} | ${r.executions} | ${r.maxAttempts} | ${r.limitAsks} | ${r.unboundedReruns} |`);
+    lines.push(
+      `| ${r.scenario} | ${r.point} | ${r.crashed ? "yes" : "no"} | ${r.status} | ${r.lostSteps} | ${r.unreconciledReruns} | ${r.chainIntact ? "yes" : "NO"} | ${r.finalEqual === null ? "n/a" : r.finalEqual ? "yes" : "NO"} | ${r.recovery} | ${r.executions} | ${r.maxAttempts} | ${r.limitAsks} | ${r.unboundedReruns} |`,
+    );
   }
   return lines.join("\n");
 }

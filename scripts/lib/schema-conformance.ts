@@ -56,7 +56,9 @@ export function runSchemaConformance(suiteDir: string): DraftReport[] {
     const report: DraftReport = { dir, draft, passed: 0, failed: [], refused: [], refusedByRule: {} };
     reports.push(report);
     if (draft === undefined) continue;
-    const files = readdirSync(join(testsDir, dir)).filter((f) => f.endsWith(".json")).sort();
+    const files = readdirSync(join(testsDir, dir))
+      .filter((f) => f.endsWith(".json"))
+      .sort();
     for (const file of files) {
       const cases = JSON.parse(readFileSync(join(testsDir, dir, file), "utf8")) as SuiteCase[];
       for (const c of cases) {
@@ -110,7 +112,9 @@ export function runFormatConformance(suiteDir: string): FormatDraftReport[] {
     if (draft === undefined || !existsSync(formatDir)) continue;
     const report: FormatDraftReport = { dir, draft, files: [] };
     reports.push(report);
-    for (const file of readdirSync(formatDir).filter((f) => f.endsWith(".json")).sort()) {
+    for (const file of readdirSync(formatDir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       const r: FormatFileReport = { file, passed: 0, failed: [], refused: [] };
       report.files.push(r);
       for (const c of JSON.parse(readFileSync(join(formatDir, file), "utf8")) as SuiteCase[]) {

@@ -30,8 +30,22 @@ import { METASCHEMAS } from "../../src/schema/metaschemas.js";
 import { forEachSchemaObject, isObject, type SchemaObject } from "../../src/schema/walk.js";
 
 const ANNOTATIONS = [
-  "title", "description", "default", "$comment", "deprecated", "readOnly", "writeOnly", "examples", "format",
-  "$vocabulary", "$id", "id", "$schema", "$anchor", "$dynamicAnchor", "$recursiveAnchor",
+  "title",
+  "description",
+  "default",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "examples",
+  "format",
+  "$vocabulary",
+  "$id",
+  "id",
+  "$schema",
+  "$anchor",
+  "$dynamicAnchor",
+  "$recursiveAnchor",
 ];
 
 const DIALECTS: Record<SchemaDraft, string> = {

@@ -40,9 +40,7 @@ export type { AgentDecision, ProposedCall } from "../journal/proposed.js";
  * never journaled; the decision is journaled once, complete.
  */
 export type AgentProgress =
-  | { readonly type: "text"; readonly delta: string }
-  | { readonly type: "call"; readonly index: number; readonly name?: string; readonly argsDelta: string }
-  | { readonly type: "restart" };
+  { readonly type: "text"; readonly delta: string } | { readonly type: "call"; readonly index: number; readonly name?: string; readonly argsDelta: string } | { readonly type: "restart" };
 
 /** What the driver gives an agent with each view. */
 export interface AgentContext {

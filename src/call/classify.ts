@@ -54,7 +54,6 @@ export async function classifyOutcome(tool: CompiledTool<never>, raw: RawOutcome
     return { observation: abortObservation(name, abort), abort };
   }
   return {
-    observation:
-      isPermissionDenied(e) ? policyDeniedObservation(name, e.resources, e.reason) : isToolError(e) ? await toolErrorObservation(name, e, p) : unexpectedErrorObservation(name),
+    observation: isPermissionDenied(e) ? policyDeniedObservation(name, e.resources, e.reason) : isToolError(e) ? await toolErrorObservation(name, e, p) : unexpectedErrorObservation(name),
   };
 }

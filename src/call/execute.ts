@@ -50,24 +50,24 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
     raw = await invokeTool(
       () =>
         entry.tool.call(args as never, {
-            runId: x.runId as never,
-            step,
-            callId: call.callId,
-            attempt,
-            idempotencyKey: key,
-            fencingToken: x.lease.token,
-            signal: controller.signal,
-            permit: x.gate.permitFor(step, call, entry, args),
-            progress: progressFor(x.ctx, x.runId as never, step, call.callId, tool.name),
-            putArtifact: artifactsFor(x.ctx),
-            readArtifact: async (sha256) => {
-              if (typeof sha256 !== "string") return undefined;
-              // The state keeps the artifacts named last; an older one is looked up in the journal (rare, and only then).
-              const named = x.artifacts().includes(sha256) || journalNames(await x.ctx.store.read(x.runId as never), sha256);
-              return named ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined;
-            },
-            ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
-          }),
+          runId: x.runId as never,
+          step,
+          callId: call.callId,
+          attempt,
+          idempotencyKey: key,
+          fencingToken: x.lease.token,
+          signal: controller.signal,
+          permit: x.gate.permitFor(step, call, entry, args),
+          progress: progressFor(x.ctx, x.runId as never, step, call.callId, tool.name),
+          putArtifact: artifactsFor(x.ctx),
+          readArtifact: async (sha256) => {
+            if (typeof sha256 !== "string") return undefined;
+            // The state keeps the artifacts named last; an older one is looked up in the journal (rare, and only then).
+            const named = x.artifacts().includes(sha256) || journalNames(await x.ctx.store.read(x.runId as never), sha256);
+            return named ? ((await x.ctx.store.getArtifact(sha256)) ?? undefined) : undefined;
+          },
+          ...(tool.wantsAnswer && x.answer !== undefined ? { answer: x.answer } : {}),
+        }),
       controller,
       tool.timeoutMs,
     );

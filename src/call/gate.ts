@@ -10,7 +10,18 @@
  */
 import { isId, parseCallId, type ApprovalId, type CallId } from "../ids.js";
 import { cloneJson, hashJsonSync, type JsonValue } from "../json/index.js";
-import { JOURNAL_VERSION, JournalError, type AnswerInfo, type ApprovalRequest, type Interruption, type CallState, type DecidedCall, type Decision, type RunState, type UnsealedEvent } from "../journal/index.js";
+import {
+  JOURNAL_VERSION,
+  JournalError,
+  type AnswerInfo,
+  type ApprovalRequest,
+  type Interruption,
+  type CallState,
+  type DecidedCall,
+  type Decision,
+  type RunState,
+  type UnsealedEvent,
+} from "../journal/index.js";
 import type { AgentDecision } from "../journal/proposed.js";
 import { evaluatePolicy, strictest } from "../policy/index.js";
 import { isToolError } from "../tools/tool.js";
@@ -138,16 +149,41 @@ export class Gate {
         this.event("call.rejected", { step, callId: call.callId, observation: await toolErrorObservation(call.name, e, this.projection(entry)) });
         return;
       }
-      this.event("call.permission", { step, callId: call.callId, permission: "deny", source: "spec", reason: "resources could not be determined", sideEffect: entry.compiled.sideEffect, ...this.version() });
+      this.event("call.permission", {
+        step,
+        callId: call.callId,
+        permission: "deny",
+        source: "spec",
+        reason: "resources could not be determined",
+        sideEffect: entry.compiled.sideEffect,
+        ...this.version(),
+      });
       this.event("call.rejected", { step, callId: call.callId, observation: resourcesFailedObservation(call.name) });
       return;
     }
     const state = this.host.state();
-    const decided = evaluatePolicy(this.ctx.policy, { tool: call.name, sideEffect: entry.compiled.sideEffect, args: checked.args, resources, stage: "call", runId: state.runId, step, callId: call.callId });
+    const decided = evaluatePolicy(this.ctx.policy, {
+      tool: call.name,
+      sideEffect: entry.compiled.sideEffect,
+      args: checked.args,
+      resources,
+      stage: "call",
+      runId: state.runId,
+      step,
+      callId: call.callId,
+    });
     const permission = strictest(entry.compiled.permission, decided.permission);
     const fromPolicy = permission !== entry.compiled.permission;
     const reason = fromPolicy ? decided.reason : undefined;
-    this.event("call.permission", { step, callId: call.callId, permission, source: fromPolicy ? "policy" : "spec", ...(reason === undefined ? {} : { reason }), sideEffect: entry.compiled.sideEffect, ...this.version() });
+    this.event("call.permission", {
+      step,
+      callId: call.callId,
+      permission,
+      source: fromPolicy ? "policy" : "spec",
+      ...(reason === undefined ? {} : { reason }),
+      sideEffect: entry.compiled.sideEffect,
+      ...this.version(),
+    });
     if (permission === "deny") {
       this.event("call.rejected", { step, callId: call.callId, observation: policyDeniedObservation(call.name, resources, reason) });
     } else if (permission === "ask") {

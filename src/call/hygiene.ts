@@ -100,7 +100,7 @@ export function cleanText(text: string): { text: string } & CleanCount {
   let escapes = 0;
   let controls = 0;
   let invisible = 0;
-  for (let k = 0; k < text.length; ) {
+  for (let k = 0; k < text.length;) {
     const c = text.charCodeAt(k);
     if (c >= 0x20 && c < 0x7f) {
       k++;

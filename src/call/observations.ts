@@ -15,7 +15,6 @@ import type { CompiledTool, ResourceRef, ToolError } from "../tools/index.js";
 import { anyCleaned, cleanInto, cleaningOf, cleanText, noCleaning } from "./hygiene.js";
 import { capText, resultObservation, type Projection } from "./projection.js";
 
-
 /** Text from outside the runtime (a policy's reason, a resource a model named) as a model-facing text shows it: cleaned, one line, cut. */
 function shown(text: string, max = 500): string {
   const one = cleanText(text).text.replace(/\s+/g, " ").trim();

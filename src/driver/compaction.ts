@@ -191,7 +191,14 @@ function diff(before: readonly TranscriptItem[], after: readonly TranscriptItem[
  * every output that a notice makes shorter. Undefined when there is nothing
  * to compact.
  */
-export async function compact(ctx: DriverContext, state: RunState, options: ContextOptions, reason: "budget" | "provider", toolsTokens: number, signal: AbortSignalLike): Promise<Compaction | undefined> {
+export async function compact(
+  ctx: DriverContext,
+  state: RunState,
+  options: ContextOptions,
+  reason: "budget" | "provider",
+  toolsTokens: number,
+  signal: AbortSignalLike,
+): Promise<Compaction | undefined> {
   const strategy = options.strategy ?? trimContext();
   const factor = calibration(state, toolsTokens);
   const before = estimate(state, toolsTokens, factor);
@@ -214,7 +221,14 @@ export async function compact(ctx: DriverContext, state: RunState, options: Cont
 const estimateOf = (t: readonly TranscriptItem[], toolsTokens: number): number => t.reduce((n, item) => n + tokensOf(item), toolsTokens);
 
 /** The trimmer, in estimated tokens (the caller scales `target` and `budget` by the calibration). */
-async function trim(ctx: DriverContext, before: readonly TranscriptItem[], keepRecent: number, target: number, budget: number, toolsTokens: number): Promise<{ transcript: TranscriptItem[]; artifacts: string[] } | undefined> {
+async function trim(
+  ctx: DriverContext,
+  before: readonly TranscriptItem[],
+  keepRecent: number,
+  target: number,
+  budget: number,
+  toolsTokens: number,
+): Promise<{ transcript: TranscriptItem[]; artifacts: string[] } | undefined> {
   const t = [...before];
   const artifacts: string[] = [];
   let tokens = estimateOf(t, toolsTokens);

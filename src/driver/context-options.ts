@@ -9,8 +9,7 @@ import type { Agent } from "../agents/index.js";
 
 /** How a transcript is compacted. */
 export type ContextStrategy =
-  | { readonly kind: "trim"; readonly keepRecent: number }
-  | { readonly kind: "summarize"; readonly keepRecent: number; readonly agent: Agent | undefined; readonly instructions: string };
+  { readonly kind: "trim"; readonly keepRecent: number } | { readonly kind: "summarize"; readonly keepRecent: number; readonly agent: Agent | undefined; readonly instructions: string };
 
 /** The driver's context management. */
 export interface ContextOptions {
@@ -24,4 +23,3 @@ export interface ContextOptions {
   /** Default: `trimContext()` (isoagent's deterministic trimmer). */
   readonly strategy?: ContextStrategy;
 }
-

@@ -192,17 +192,17 @@ export function createDriver(options: DriverOptions): Driver {
   };
 
   const create = async (task: JsonValue, opts: { runId?: RunId } = {}): Promise<RunId> => {
-      let value: JsonValue;
-      try {
-        value = cloneJson(task);
-      } catch (e) {
-        throw new DriverError("DRIVER_INVALID", `the task must be JSON: ${e instanceof Error ? e.message : "unknown"}`);
-      }
-      const runId = opts.runId ?? ids.runId();
-      const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
-      await ctx.store.createRun(first);
-      notify(runId, "append", true);
-      return runId;
+    let value: JsonValue;
+    try {
+      value = cloneJson(task);
+    } catch (e) {
+      throw new DriverError("DRIVER_INVALID", `the task must be JSON: ${e instanceof Error ? e.message : "unknown"}`);
+    }
+    const runId = opts.runId ?? ids.runId();
+    const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
+    await ctx.store.createRun(first);
+    notify(runId, "append", true);
+    return runId;
   };
 
   return {

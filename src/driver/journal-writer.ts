@@ -126,7 +126,8 @@ export abstract class SessionJournal extends LeaseKeeper {
     const stored = await this.ctx.store.read(this.state.runId);
     verifyChain(stored);
     const full = reduce([...stored, ...this.pending]);
-    if (full.seq !== this.state.seq || full.hash !== this.state.hash) throw new JournalError("JOURNAL_INVALID", `run ${this.state.runId}'s journal ends at event ${full.seq}, its state at ${this.state.seq}`);
+    if (full.seq !== this.state.seq || full.hash !== this.state.hash)
+      throw new JournalError("JOURNAL_INVALID", `run ${this.state.runId}'s journal ends at event ${full.seq}, its state at ${this.state.seq}`);
     this.state.transcript = full.transcript;
     if (full.lastUsage === undefined) delete this.state.lastUsage;
     else this.state.lastUsage = full.lastUsage;

@@ -52,7 +52,10 @@ function pendingApproval(state: RunState, approvalId: ApprovalId, requestHash: s
   if (a.status === "voided") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} is void: the call was decided again, and asked anew`);
   if (a.status !== "pending") throw new DriverError("APPROVAL_NOT_PENDING", `approval ${approvalId} of run ${state.runId} was already answered (${a.status} by ${a.by ?? "?"})`);
   if (requestHash !== a.requestHash) {
-    throw new DriverError("APPROVAL_HASH_MISMATCH", `the answer quotes request ${String(requestHash).slice(0, 12)}…, but approval ${approvalId} of run ${state.runId} is for request ${a.requestHash.slice(0, 12)}…`);
+    throw new DriverError(
+      "APPROVAL_HASH_MISMATCH",
+      `the answer quotes request ${String(requestHash).slice(0, 12)}…, but approval ${approvalId} of run ${state.runId} is for request ${a.requestHash.slice(0, 12)}…`,
+    );
   }
   return a;
 }
@@ -97,7 +100,10 @@ function checkCurrent(ctx: DriverContext, state: RunState, a: ApprovalState): vo
   const r = a.request;
   const entry = ctx.tools.get(r.tool);
   if (r.toolShape !== undefined && (entry === undefined || shapeHash(entry.compiled) !== r.toolShape)) {
-    throw new DriverError("TOOL_SHAPE_CHANGED", `approval ${a.approvalId} of run ${state.runId} was asked for another shape of tool "${r.tool}" than this driver has (register tools conditionally; never change a tool's shape under a live run)`);
+    throw new DriverError(
+      "TOOL_SHAPE_CHANGED",
+      `approval ${a.approvalId} of run ${state.runId} was asked for another shape of tool "${r.tool}" than this driver has (register tools conditionally; never change a tool's shape under a live run)`,
+    );
   }
   if (r.kind === "call" && r.policyVersion !== ctx.policyVersion) {
     throw new DriverError(
@@ -142,7 +148,15 @@ export async function deny(ctx: DriverContext, runId: RunId, approvalId: Approva
     const a = pendingApproval(state, approvalId, answer.requestHash);
     if (a.request.kind === "interrupted_side_effect") return settlement(ctx, a, { ...answer, by, resolution: "mark_unknown" });
     const { step, callId, tool } = a.request;
-    const resolved: UnsealedEvent = { ...base(ctx), type: "approval.resolved", approvalId, requestHash: a.requestHash, decision: "deny", by, ...(answer.reason === undefined ? {} : { reason: answer.reason }) };
+    const resolved: UnsealedEvent = {
+      ...base(ctx),
+      type: "approval.resolved",
+      approvalId,
+      requestHash: a.requestHash,
+      decision: "deny",
+      by,
+      ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+    };
     return [resolved, { ...base(ctx), type: "call.rejected", step, callId, observation: operatorDeniedObservation(tool, answer.reason) }];
   });
 }
@@ -157,7 +171,8 @@ const RESOLUTIONS: readonly Resolution[] = ["run_again", "record_result", "recor
  */
 export async function settle(ctx: DriverContext, runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<RunState> {
   const by = checkBy(answer.by);
-  if (!RESOLUTIONS.includes(answer.resolution)) throw new DriverError("DRIVER_INVALID", `resolution must be run_again, record_result, record_failure or mark_unknown, not ${JSON.stringify(answer.resolution)}`);
+  if (!RESOLUTIONS.includes(answer.resolution))
+    throw new DriverError("DRIVER_INVALID", `resolution must be run_again, record_result, record_failure or mark_unknown, not ${JSON.stringify(answer.resolution)}`);
   return operatorAppend(ctx, runId, async (state) => {
     const a = pendingApproval(state, approvalId, answer.requestHash);
     if (a.request.kind !== "interrupted_side_effect") {
@@ -208,4 +223,3 @@ export async function answerThenDrive(answer: () => Promise<unknown>, drive: () 
   }
   drive();
 }
-

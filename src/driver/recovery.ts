@@ -58,7 +58,9 @@ export interface RecoveryHost {
 
 /** Operator-facing: how the last attempt ended. */
 function lastTime(i: Interruption): string {
-  return i.cause === "released" ? "Last time its driver let the run go without recording an outcome." : `Last time ${i.holder} stopped without releasing the run, and its lease ${i.cause === "lease_expired" ? "expired" : "was taken over"}.`;
+  return i.cause === "released"
+    ? "Last time its driver let the run go without recording an outcome."
+    : `Last time ${i.holder} stopped without releasing the run, and its lease ${i.cause === "lease_expired" ? "expired" : "was taken over"}.`;
 }
 
 /** Decides what becomes of an interrupted call, journaling the decision (or the operator's question). */

@@ -78,7 +78,8 @@ export function registerAuthentication(app: Hono<{ Variables: AppVariables }>, a
   // Only an operator's bearer token makes a login code: a session that could would renew itself for ever.
   app.post("/login/code", (c) => {
     const bearer = bearerOf(c.req.header("authorization"));
-    if (c.get("auth") !== "bearer" || bearer === undefined) throw new HttpError("BEARER_REQUIRED", "a login code is made with an operator token (Authorization: Bearer), not with the console's session");
+    if (c.get("auth") !== "bearer" || bearer === undefined)
+      throw new HttpError("BEARER_REQUIRED", "a login code is made with an operator token (Authorization: Bearer), not with the console's session");
     requireOperator(c, "make login codes");
     return sessions.mintCode(c, bearer);
   });

@@ -87,9 +87,21 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
       return journalStream({ read: (from) => driver.events(runId, from), progress: () => driver.progress(runId), watch: (l) => driver.watch(runId, l) }, { from: fromSeq, status, keepAliveMs });
     },
     artifact: (runId, sha256) => driver.artifact(runId, sha256),
-    approve: (runId, approvalId, answer) => answerThenDrive(() => driver.approve(runId, approvalId, answer), () => drive(runId)),
-    deny: (runId, approvalId, answer) => answerThenDrive(() => driver.deny(runId, approvalId, answer), () => drive(runId)),
-    settle: (runId, approvalId, answer) => answerThenDrive(() => driver.settle(runId, approvalId, answer), () => drive(runId)),
+    approve: (runId, approvalId, answer) =>
+      answerThenDrive(
+        () => driver.approve(runId, approvalId, answer),
+        () => drive(runId),
+      ),
+    deny: (runId, approvalId, answer) =>
+      answerThenDrive(
+        () => driver.deny(runId, approvalId, answer),
+        () => drive(runId),
+      ),
+    settle: (runId, approvalId, answer) =>
+      answerThenDrive(
+        () => driver.settle(runId, approvalId, answer),
+        () => drive(runId),
+      ),
     async cancel(runId, opts) {
       await driver.cancel(runId, { by: opts.by, ...(opts.reason === undefined ? {} : { reason: opts.reason }) });
     },

@@ -44,6 +44,9 @@ export function registerBase<E extends Env>(app: Hono<E>, corsOrigins: readonly 
 
   if (corsOrigins !== undefined && corsOrigins.length > 0) {
     // One policy for /runs and everything under it ("/runs/*" matches /runs too).
-    app.use("/runs/*", cors({ origin: [...corsOrigins], allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Idempotency-Key"], exposeHeaders: ["Idempotent-Replayed"], allowMethods: ["GET", "POST"] }));
+    app.use(
+      "/runs/*",
+      cors({ origin: [...corsOrigins], allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "Idempotency-Key"], exposeHeaders: ["Idempotent-Replayed"], allowMethods: ["GET", "POST"] }),
+    );
   }
 }

@@ -45,7 +45,12 @@ export function idempotentRunId(caller: string, key: string): RunId {
  * const { replayed } = await createIdempotent(runId, task, (id) => driver.create(task, { runId: id }), async (id) => (await driver.state(id)).task)
  * ```
  */
-export async function createIdempotent(runId: RunId, task: JsonValue, create: (runId: RunId) => Promise<RunId>, taskOf: (runId: RunId) => Promise<JsonValue>): Promise<{ runId: RunId; replayed: boolean }> {
+export async function createIdempotent(
+  runId: RunId,
+  task: JsonValue,
+  create: (runId: RunId) => Promise<RunId>,
+  taskOf: (runId: RunId) => Promise<JsonValue>,
+): Promise<{ runId: RunId; replayed: boolean }> {
   let made: RunId;
   try {
     made = await create(runId);

@@ -39,7 +39,15 @@ export function storeMoveBackend(store: Store, options: StoreMoveOptions): MoveB
       return exportRun(s, runId, { fromSeq, ...ws, ...(options.keys?.signing === undefined ? {} : { signing: options.keys.signing }) });
     },
     async importRun(body, o) {
-      const r = await importRun(s, body, { here: options.place, role: o.role, maxBytes: o.maxBytes, ...(o.runId === undefined ? {} : { runId: o.runId }), ...(options.tools === undefined ? {} : { tools: options.tools }), ...ws, ...(options.keys === undefined ? {} : { keys: options.keys }) });
+      const r = await importRun(s, body, {
+        here: options.place,
+        role: o.role,
+        maxBytes: o.maxBytes,
+        ...(o.runId === undefined ? {} : { runId: o.runId }),
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
+        ...ws,
+        ...(options.keys === undefined ? {} : { keys: options.keys }),
+      });
       if (r.custody === undefined && r.written > 0) options.onOwned?.(r.runId);
       return r;
     },

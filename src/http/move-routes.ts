@@ -76,7 +76,16 @@ const MOVE = (): CompiledSchema =>
       to: { type: "string", pattern: ID_PATTERN_SOURCE },
       events: { type: "array", maxItems: 10_000, items: { type: "object" } },
       signature: { type: "object" },
-      artifacts: { type: "array", maxItems: 1000, items: { type: "object", additionalProperties: false, required: ["sha256", "size", "base64"], properties: { sha256: { type: "string" }, size: { type: "integer", minimum: 0 }, base64: { type: "string" } } } },
+      artifacts: {
+        type: "array",
+        maxItems: 1000,
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["sha256", "size", "base64"],
+          properties: { sha256: { type: "string" }, size: { type: "integer", minimum: 0 }, base64: { type: "string" } },
+        },
+      },
     },
   }));
 
@@ -109,11 +118,7 @@ function bundleBody(c: Context, maxBytes: number): BundleInput {
  * before its JSON-only and body-size middleware (a bundle is JSON lines
  * under its own cap); the writes need the operator scope.
  */
-export function registerMoveRoutes<E extends Env>(
-  app: Hono<E>,
-  move: MoveBackend,
-  options: { readonly maxImportBytes?: number; readonly maxBodyBytes: number },
-): void {
+export function registerMoveRoutes<E extends Env>(app: Hono<E>, move: MoveBackend, options: { readonly maxImportBytes?: number; readonly maxBodyBytes: number }): void {
   const operator = operatorOnly("import, move or mirror them");
   const maxImport = options.maxImportBytes ?? DEFAULT_MAX_BUNDLE_BYTES;
   const limit = bodyCap(options.maxBodyBytes);

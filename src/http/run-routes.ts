@@ -163,5 +163,4 @@ export function registerRunRoutes(app: Hono<{ Variables: AppVariables }>, backen
     });
     return c.json({ ok: true });
   });
-
 }

@@ -83,7 +83,13 @@ export const ANSWER = body({
   type: "object",
   additionalProperties: false,
   required: ["decision", "requestHash"],
-  properties: { decision: { enum: ["approve", "deny"] }, requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" }, by: string("Who answers"), reason: string("Why"), answer: string("A person's answer, for a request that wants one") },
+  properties: {
+    decision: { enum: ["approve", "deny"] },
+    requestHash: { type: "string", pattern: "^[0-9a-f]{64}$" },
+    by: string("Who answers"),
+    reason: string("Why"),
+    answer: string("A person's answer, for a request that wants one"),
+  },
 });
 export const CANCEL = body({ type: "object", additionalProperties: false, properties: { by: string("Who cancels"), reason: string("Why") } });
 export const RECONCILE = body({
@@ -106,7 +112,8 @@ export async function readBody(c: Context, schema: () => CompiledSchema): Promis
   const parsed = tryParseJson(bytes.length === 0 ? new Uint8Array([0x7b, 0x7d]) : bytes);
   if (!parsed.ok) throw new HttpError(parsed.error.code, `the body is not valid JSON: ${parsed.error.message}`);
   const r = schema().validate(parsed.value);
-  if (!r.valid) throw new HttpError("INVALID_BODY", `the body is not what this route takes: ${r.issues.map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`)).join("; ")}`);
+  if (!r.valid)
+    throw new HttpError("INVALID_BODY", `the body is not what this route takes: ${r.issues.map((i) => (i.instanceLocation === "" ? i.message : `at ${i.instanceLocation}: ${i.message}`)).join("; ")}`);
   return parsed.value as Record<string, JsonValue>;
 }
 
@@ -207,4 +214,3 @@ export function view(s: RunState, lease: LeaseView | null, problem: { code: stri
     lease,
   };
 }
-

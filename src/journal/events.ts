@@ -70,9 +70,7 @@ export interface DecidedCall {
 }
 
 /** What the agent returned for a step. */
-export type Decision =
-  | { readonly kind: "calls"; readonly calls: readonly DecidedCall[]; readonly text?: string }
-  | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string };
+export type Decision = { readonly kind: "calls"; readonly calls: readonly DecidedCall[]; readonly text?: string } | { readonly kind: "final"; readonly output: JsonValue; readonly text?: string };
 
 /** How a model-facing text was cut: the full text is the artifact (empty when it was not kept). */
 export interface Truncation {
@@ -405,9 +403,4 @@ export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEve
  * the journal's sequence alone): answers to approvals, their consequences,
  * and cancellation.
  */
-export const OPERATOR_EVENT_TYPES: ReadonlySet<JournalEvent["type"]> = new Set([
-  "approval.resolved",
-  "call.rejected",
-  "call.reconciled",
-  "run.cancelled",
-]);
+export const OPERATOR_EVENT_TYPES: ReadonlySet<JournalEvent["type"]> = new Set(["approval.resolved", "call.rejected", "call.reconciled", "run.cancelled"]);

@@ -99,7 +99,6 @@ function writeByte(b: number): void {
   buf[pos++] = b;
 }
 
-
 /**
  * Sorts keys by UTF-16 code units, as `Array.prototype.sort` does: by
  * insertion when they are few (an event's or an argument's), which costs a

@@ -208,4 +208,3 @@ export function hashJsonSync(value: unknown): string {
 export async function hashJson(value: unknown): Promise<string> {
   return sha256Hex(canonicalJson(value));
 }
-

@@ -18,9 +18,7 @@ export interface ParseJsonOptions {
 }
 
 /** The outcome of {@link tryParseJson}: the value, or why it was refused. */
-export type JsonParseResult =
-  | { readonly ok: true; readonly value: JsonValue }
-  | { readonly ok: false; readonly error: JsonBoundaryError };
+export type JsonParseResult = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly error: JsonBoundaryError };
 
 /**
  * Parses one JSON text strictly, returning the refusal as data.
@@ -63,7 +61,6 @@ export function tryParseJson(input: string | Uint8Array, options?: ParseJsonOpti
   if (failure === null) throw new Error("isoagent: the strict JSON scanners disagree; please report this input");
   return { ok: false, error: toError(text, failure, typeof input !== "string") };
 }
-
 
 /** The value of a text the boundary accepts, or undefined (its reason is then the full scanner's to find). */
 function accepted(text: string, maxDepth: number, checkSurrogates: boolean): JsonValue | undefined {

@@ -162,10 +162,7 @@ function scanString(s: string, i0: number, n: number): number {
       failure = fail("JSON_LONE_SURROGATE", `unpaired surrogate "\\u${s.slice(j + 2, j + 6)}" in a string`, j);
       return -1;
     }
-    failure =
-      e === -1
-        ? fail("JSON_SYNTAX", "unterminated string", i0)
-        : fail("JSON_SYNTAX", `invalid escape: a backslash followed by ${describeChar(s, j + 1)} in a string`, j);
+    failure = e === -1 ? fail("JSON_SYNTAX", "unterminated string", i0) : fail("JSON_SYNTAX", `invalid escape: a backslash followed by ${describeChar(s, j + 1)} in a string`, j);
     return -1;
   }
 }
@@ -252,10 +249,7 @@ function scanKey(s: string, i: number, n: number, depth: number, afterComma: boo
   }
   const j = skipWs(s, end, n);
   if (j < n && s.charCodeAt(j) === 0x3a) return j + 1;
-  failure =
-    j >= n || s.charCodeAt(j) === 0x2f
-      ? unexpected(s, j)
-      : fail("JSON_SYNTAX", `expected ":" after a key, found ${describeChar(s, j)}`, j);
+  failure = j >= n || s.charCodeAt(j) === 0x2f ? unexpected(s, j) : fail("JSON_SYNTAX", `expected ":" after a key, found ${describeChar(s, j)}`, j);
   return -1;
 }
 

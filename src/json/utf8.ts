@@ -24,11 +24,11 @@ export function firstInvalidUtf8(bytes: Uint8Array): { offset: number; reason: s
     let lo = 0x80;
     let hi = 0xbf;
     if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b === 0xe0) (need = 2), (lo = 0xa0);
-    else if (b === 0xed) (need = 2), (hi = 0x9f);
+    else if (b === 0xe0) ((need = 2), (lo = 0xa0));
+    else if (b === 0xed) ((need = 2), (hi = 0x9f));
     else if (b >= 0xe1 && b <= 0xef) need = 2;
-    else if (b === 0xf0) (need = 3), (lo = 0x90);
-    else if (b === 0xf4) (need = 3), (hi = 0x8f);
+    else if (b === 0xf0) ((need = 3), (lo = 0x90));
+    else if (b === 0xf4) ((need = 3), (hi = 0x8f));
     else if (b >= 0xf1 && b <= 0xf3) need = 3;
     else return { offset: i, reason: `invalid UTF-8 byte ${hex(b)}` };
     for (let k = 1; k <= need; k++) {

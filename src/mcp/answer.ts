@@ -61,7 +61,8 @@ export async function answerServer(
       const agent = handlers.sampling;
       if (agent === undefined) throw new McpError("MCP_RPC_ERROR", "sampling is refused: this isoagent client was given no sampling agent", { rpcCode: RPC.METHOD_NOT_FOUND });
       const r = await agent({ ...context, params });
-      if (!isObject(r) || typeof r["model"] !== "string" || !isObject(r["content"]) || typeof r["role"] !== "string") throw new McpError("MCP_RPC_ERROR", "the sampling agent gave no usable answer", { rpcCode: RPC.INTERNAL_ERROR });
+      if (!isObject(r) || typeof r["model"] !== "string" || !isObject(r["content"]) || typeof r["role"] !== "string")
+        throw new McpError("MCP_RPC_ERROR", "the sampling agent gave no usable answer", { rpcCode: RPC.INTERNAL_ERROR });
       return r;
     }
     default:

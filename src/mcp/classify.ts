@@ -59,13 +59,10 @@ export const UNTRUSTED: McpClassification = Object.freeze({ sideEffect: "destruc
  * classifyTool({ readOnlyHint: true }, true, undefined)  // { sideEffect: "read_only", permission: "allow", idempotent: false }
  * ```
  */
-export function classifyTool(
-  annotations: McpToolAnnotations | undefined,
-  trust: boolean,
-  custom: McpClassification | undefined | null,
-): McpClassification {
+export function classifyTool(annotations: McpToolAnnotations | undefined, trust: boolean, custom: McpClassification | undefined | null): McpClassification {
   if (custom !== undefined && custom !== null) {
-    const ok = typeof custom === "object" && SIDE_EFFECTS.includes(custom.sideEffect) && PERMISSIONS.includes(custom.permission) && (custom.idempotent === undefined || typeof custom.idempotent === "boolean");
+    const ok =
+      typeof custom === "object" && SIDE_EFFECTS.includes(custom.sideEffect) && PERMISSIONS.includes(custom.permission) && (custom.idempotent === undefined || typeof custom.idempotent === "boolean");
     return ok ? { sideEffect: custom.sideEffect, permission: custom.permission, idempotent: custom.idempotent === true } : UNTRUSTED;
   }
   if (!trust) return UNTRUSTED;

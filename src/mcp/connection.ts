@@ -191,7 +191,13 @@ export class McpConnection {
   async request(
     method: string,
     params: JsonObject,
-    options: { signal?: AbortSignalLike | undefined; timeoutMs?: number | undefined; onProgress?: ((p: McpProgress) => void) | undefined; context?: McpCallContext | undefined; beforeResend?: (() => Promise<void>) | undefined } = {},
+    options: {
+      signal?: AbortSignalLike | undefined;
+      timeoutMs?: number | undefined;
+      onProgress?: ((p: McpProgress) => void) | undefined;
+      context?: McpCallContext | undefined;
+      beforeResend?: (() => Promise<void>) | undefined;
+    } = {},
   ): Promise<JsonObject> {
     if (this.renewing !== undefined) await this.renewing;
     try {
@@ -204,7 +210,11 @@ export class McpConnection {
     }
   }
 
-  private async once(method: string, params: JsonObject, options: { signal?: AbortSignalLike | undefined; timeoutMs?: number | undefined; onProgress?: ((p: McpProgress) => void) | undefined; context?: McpCallContext | undefined }): Promise<JsonObject> {
+  private async once(
+    method: string,
+    params: JsonObject,
+    options: { signal?: AbortSignalLike | undefined; timeoutMs?: number | undefined; onProgress?: ((p: McpProgress) => void) | undefined; context?: McpCallContext | undefined },
+  ): Promise<JsonObject> {
     if (this.closed) throw new McpError("MCP_CLOSED", "the connection to the MCP server is closed");
     const id = `${this.prefix}-${++this.counter}`;
     const meta = isObject(params["_meta"]) ? params["_meta"] : {};
@@ -223,7 +233,8 @@ export class McpConnection {
       this.pending.delete(id);
       const reason = controller.signal.reason;
       p.reject(isIsoagentError(reason) ? reason : new McpError("MCP_CANCELLED", `${method} was cancelled`));
-      if (method !== "initialize") void this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the caller cancelled the request" } }).catch(() => {});
+      if (method !== "initialize")
+        void this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the caller cancelled the request" } }).catch(() => {});
     };
     controller.signal.addEventListener("abort", cancel, { once: true });
     try {
@@ -237,7 +248,13 @@ export class McpConnection {
     } catch (e) {
       const p = this.pending.get(id);
       this.pending.delete(id);
-      p?.reject(controller.signal.aborted && !isIsoagentError(e, "MCP_SESSION_EXPIRED") ? (isIsoagentError(controller.signal.reason) ? controller.signal.reason : new McpError("MCP_CANCELLED", `${method} was cancelled`)) : e);
+      p?.reject(
+        controller.signal.aborted && !isIsoagentError(e, "MCP_SESSION_EXPIRED")
+          ? isIsoagentError(controller.signal.reason)
+            ? controller.signal.reason
+            : new McpError("MCP_CANCELLED", `${method} was cancelled`)
+          : e,
+      );
     } finally {
       stopTimer();
       options.signal?.removeEventListener("abort", onAbort);
@@ -329,7 +346,10 @@ export class McpConnection {
     try {
       reply = resultResponse(req.id, await answerServer(req, { ...this.contextOf(related), server: this.state?.serverInfo.name ?? "mcp", signal: controller.signal }, this.options));
     } catch (e) {
-      reply = isIsoagentError(e, "MCP_RPC_ERROR") && (e as McpError).rpcCode !== undefined ? errorResponse(req.id, (e as McpError).rpcCode!, e.message) : errorResponse(req.id, RPC.INTERNAL_ERROR, "the client could not answer");
+      reply =
+        isIsoagentError(e, "MCP_RPC_ERROR") && (e as McpError).rpcCode !== undefined
+          ? errorResponse(req.id, (e as McpError).rpcCode!, e.message)
+          : errorResponse(req.id, RPC.INTERNAL_ERROR, "the client could not answer");
     } finally {
       this.incoming.delete(req.id);
     }

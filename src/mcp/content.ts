@@ -16,7 +16,9 @@ const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !==
 
 /** A text from the server on one line, cleaned and cut, for a bracketed note. */
 export function oneLine(text: unknown, max = 200): string {
-  const t = cleanText(typeof text === "string" ? text : "").text.replace(/\s+/g, " ").trim();
+  const t = cleanText(typeof text === "string" ? text : "")
+    .text.replace(/\s+/g, " ")
+    .trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 

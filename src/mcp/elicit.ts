@@ -32,10 +32,7 @@ export interface McpElicitation {
 export type McpFormValue = string | number | boolean | readonly string[];
 
 /** A handler's answer. */
-export type McpElicitResult =
-  | { readonly action: "accept"; readonly content: Readonly<Record<string, McpFormValue>> }
-  | { readonly action: "decline" }
-  | { readonly action: "cancel" };
+export type McpElicitResult = { readonly action: "accept"; readonly content: Readonly<Record<string, McpFormValue>> } | { readonly action: "decline" } | { readonly action: "cancel" };
 
 /** Answers elicitation requests (live: it does not survive a crash of the host). */
 export type McpElicitHandler = (request: McpElicitation) => Promise<McpElicitResult> | McpElicitResult;

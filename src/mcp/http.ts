@@ -114,7 +114,10 @@ export class StreamableHttpTransport implements McpTransport {
       }
     }
     if (res.status === 404 && this.sessionId !== undefined && request?.method !== "initialize") {
-      void res.body?.getReader().cancel().catch(() => {});
+      void res.body
+        ?.getReader()
+        .cancel()
+        .catch(() => {});
       throw new McpError("MCP_SESSION_EXPIRED", "the MCP server ended the session", { status: 404 });
     }
     if (res.status < 200 || res.status > 299) {
@@ -125,7 +128,10 @@ export class StreamableHttpTransport implements McpTransport {
       throw new McpError("MCP_HTTP_ERROR", `the MCP server answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? " (a redirect, which is not followed)" : ""}`, { status: res.status });
     }
     if (request === undefined) {
-      void res.body?.getReader().cancel().catch(() => {});
+      void res.body
+        ?.getReader()
+        .cancel()
+        .catch(() => {});
       return;
     }
     const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
@@ -155,7 +161,10 @@ export class StreamableHttpTransport implements McpTransport {
       res = await this.call("GET", { accept: "text/event-stream", "last-event-id": parser.lastEventId }, undefined, signal);
       const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
       if (res.status < 200 || res.status > 299 || type !== "text/event-stream") {
-        void res.body?.getReader().cancel().catch(() => {});
+        void res.body
+          ?.getReader()
+          .cancel()
+          .catch(() => {});
         throw new McpError("MCP_HTTP_ERROR", `the MCP server answered HTTP ${res.status} to resuming a stream`, { status: res.status });
       }
     }
@@ -209,7 +218,8 @@ export class StreamableHttpTransport implements McpTransport {
           const res = await this.call("GET", { accept: "text/event-stream", ...(parser.lastEventId === undefined ? {} : { "last-event-id": parser.lastEventId }) }, undefined, controller.signal);
           const type = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
           if (res.status === 405) return;
-          if (res.status < 200 || res.status > 299 || type !== "text/event-stream") throw new McpError("MCP_HTTP_ERROR", `the MCP server answered HTTP ${res.status} to listening`, { status: res.status });
+          if (res.status < 200 || res.status > 299 || type !== "text/event-stream")
+            throw new McpError("MCP_HTTP_ERROR", `the MCP server answered HTTP ${res.status} to listening`, { status: res.status });
           failures = 0;
           await this.read(res, parser, undefined, controller.signal);
         } catch (e) {
@@ -229,7 +239,10 @@ export class StreamableHttpTransport implements McpTransport {
     if (this.sessionId === undefined || this.closed) return;
     try {
       const res = await this.call("DELETE", {}, undefined, undefined);
-      void res.body?.getReader().cancel().catch(() => {});
+      void res.body
+        ?.getReader()
+        .cancel()
+        .catch(() => {});
     } catch {
       // Ending a session is a courtesy; the server expires it anyway.
     }

@@ -112,7 +112,11 @@ export async function listTools(connection: McpConnection): Promise<{ tools: Mcp
         refused.push({ name, code: "MCP_TOOL_INVALID", reason: "listed twice" });
         continue;
       }
-      if ((t["description"] !== undefined && typeof t["description"] !== "string") || (t["outputSchema"] !== undefined && !isObject(t["outputSchema"])) || (t["annotations"] !== undefined && !isObject(t["annotations"]))) {
+      if (
+        (t["description"] !== undefined && typeof t["description"] !== "string") ||
+        (t["outputSchema"] !== undefined && !isObject(t["outputSchema"])) ||
+        (t["annotations"] !== undefined && !isObject(t["annotations"]))
+      ) {
         refused.push({ name, code: "MCP_TOOL_INVALID", reason: "a description that is not text, or an output schema or annotations that are not objects" });
         continue;
       }

@@ -184,7 +184,12 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
       const description = cleanText(def.description ?? def.title ?? "").text.trim();
       const shortDescription = description.length > MAX_DESCRIPTION_CHARS ? `${description.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : description;
       const readOnly = c.sideEffect === "read_only";
-      const how = custom !== undefined && custom !== null ? "classified by the application" : options.trustAnnotations === true ? "from the server's annotations, which this application trusts" : "the server's annotations are not trusted";
+      const how =
+        custom !== undefined && custom !== null
+          ? "classified by the application"
+          : options.trustAnnotations === true
+            ? "from the server's annotations, which this application trusts"
+            : "the server's annotations are not trusted";
       const resources: ResourceRef[] = [{ kind: "mcp_tool", value: `${server}/${def.name}` }, ...(host === undefined ? [] : [{ kind: "host", value: host, operation: "network" as const }])];
       const tool: Tool<never, unknown> = {
         name,
@@ -203,7 +208,8 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
             "Arguments:",
             JSON.stringify(args, null, 2),
           ].join("\n"),
-        activity: (_a: never, result: JsonValue) => `MCP ${server}/${def.name}${typeof result === "string" && result.includes(LIST_CHANGED_NOTE) ? " (the server's tool list changed; not applied)" : ""}`,
+        activity: (_a: never, result: JsonValue) =>
+          `MCP ${server}/${def.name}${typeof result === "string" && result.includes(LIST_CHANGED_NOTE) ? " (the server's tool list changed; not applied)" : ""}`,
         call: async (args: never, ctx: ToolContext) => {
           /** The tool as this run was offered it, or the run stops here (TOOL_SHAPE_CHANGED): before the call, and again before it is sent in a new session. */
           const guard = async (): Promise<void> => {
@@ -253,7 +259,13 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
             const structured = r["structuredContent"];
             const verdict = structured === undefined ? undefined : outputSchema.validate(structured as JsonValue);
             if (verdict === undefined || !verdict.valid) {
-              const why = verdict === undefined ? "none was returned" : verdict.issues.slice(0, 3).map((i) => `${i.instanceLocation || "/"}: ${i.message}`).join("; ");
+              const why =
+                verdict === undefined
+                  ? "none was returned"
+                  : verdict.issues
+                      .slice(0, 3)
+                      .map((i) => `${i.instanceLocation || "/"}: ${i.message}`)
+                      .join("; ");
               throw new ToolError(`${name} returned structured content that does not match its declared output schema (${oneLine(why, 500)}).`, {
                 next: `Do not rely on this output; call ${name} again only if a different request could avoid it.`,
                 recovery: "If it happens again, stop and report it.",
@@ -265,7 +277,11 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
       };
       await withFullSupport(() => compileTool(tool));
       if (invisibleIn(def.inputSchema) || (def.outputSchema !== undefined && invisibleIn(def.outputSchema))) {
-        refused.push({ name: def.name, code: "MCP_TOOL_INVALID", reason: "its schema carries invisible formatting characters (bidirectional controls or tag characters), which would reach the model unseen" });
+        refused.push({
+          name: def.name,
+          code: "MCP_TOOL_INVALID",
+          reason: "its schema carries invisible formatting characters (bidirectional controls or tag characters), which would reach the model unseen",
+        });
         continue;
       }
       pinned.set(def.name, definitionHash(def));

@@ -53,14 +53,19 @@ export function fromBase64(text: string): Uint8Array | undefined {
   let o = 0;
   const full = pad === 0 ? n : n - 4;
   for (let k = 0; k < full; k += 4) {
-    const a = at(k), b = at(k + 1), c = at(k + 2), d = at(k + 3);
+    const a = at(k),
+      b = at(k + 1),
+      c = at(k + 2),
+      d = at(k + 3);
     if ((a | b | c | d) < 0) return undefined;
     out[o++] = (a << 2) | (b >> 4);
     out[o++] = ((b & 15) << 4) | (c >> 2);
     out[o++] = ((c & 3) << 6) | d;
   }
   if (pad > 0) {
-    const a = at(n - 4), b = at(n - 3), c = pad === 1 ? at(n - 2) : 0;
+    const a = at(n - 4),
+      b = at(n - 3),
+      c = pad === 1 ? at(n - 2) : 0;
     // Canonical: the bits the padding leaves over are zero.
     if ((a | b | c) < 0 || (pad === 2 ? b & 15 : c & 3) !== 0) return undefined;
     out[o++] = (a << 2) | (b >> 4);

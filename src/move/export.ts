@@ -106,7 +106,10 @@ export async function* exportRun(store: Store, runId: RunId, options: ExportOpti
     const bytes = held.get(sha256) ?? (await store.getArtifact(sha256));
     if (bytes === null || (await sha256Hex(bytes)) !== sha256) {
       const seq = names.get(sha256)!;
-      throw new MoveError("BUNDLE_ARTIFACT_MISSING", seq === 0 ? `the workspace file with SHA-256 ${sha256} could not be read` : `run ${runId} names artifact ${sha256} at event ${seq}, which its store does not have`);
+      throw new MoveError(
+        "BUNDLE_ARTIFACT_MISSING",
+        seq === 0 ? `the workspace file with SHA-256 ${sha256} could not be read` : `run ${runId} names artifact ${sha256} at event ${seq}, which its store does not have`,
+      );
     }
     chunk += `{"artifact":{"sha256":"${sha256}","size":${bytes.length},"base64":"${toBase64(bytes)}"}}\n`;
     if (++lines >= 16 || chunk.length > 1 << 20) {

@@ -13,7 +13,10 @@ import type { Place } from "./place.js";
 import type { BundleInput } from "./read.js";
 
 /** The part of `fetch` the client uses. */
-export type HttpFetch = (url: string, init: { method: string; headers: Record<string, string>; body?: unknown; credentials?: "same-origin" | "include" | "omit" }) => Promise<{
+export type HttpFetch = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: unknown; credentials?: "same-origin" | "include" | "omit" },
+) => Promise<{
   readonly ok: boolean;
   readonly status: number;
   readonly body: unknown;
@@ -33,7 +36,20 @@ export interface HttpPlaceOptions {
 }
 
 const STORE_CODES = new Set<string>(STORE_ERROR_CODES);
-const MOVE_CODES = new Set<string>(["BUNDLE_INVALID", "BUNDLE_VERSION", "BUNDLE_TRUNCATED", "BUNDLE_REORDERED", "BUNDLE_TAMPERED", "BUNDLE_ARTIFACT_MISSING", "BUNDLE_TOO_LARGE", "BUNDLE_KEY_INVALID", "BUNDLE_SIGNATURE_INVALID", "RUN_DIVERGED", "MOVE_FENCED", "MOVE_REFUSED"]);
+const MOVE_CODES = new Set<string>([
+  "BUNDLE_INVALID",
+  "BUNDLE_VERSION",
+  "BUNDLE_TRUNCATED",
+  "BUNDLE_REORDERED",
+  "BUNDLE_TAMPERED",
+  "BUNDLE_ARTIFACT_MISSING",
+  "BUNDLE_TOO_LARGE",
+  "BUNDLE_KEY_INVALID",
+  "BUNDLE_SIGNATURE_INVALID",
+  "RUN_DIVERGED",
+  "MOVE_FENCED",
+  "MOVE_REFUSED",
+]);
 
 /** The API's refusal as the typed error it was on the other side. */
 async function refusal(res: { status: number; json(): Promise<unknown> }, where: string): Promise<never> {
@@ -78,7 +94,12 @@ export function httpPlace(options: HttpPlaceOptions): Place {
   const base = options.url.replace(/\/$/, "");
   const auth: Record<string, string> = options.token === undefined ? {} : { authorization: `Bearer ${options.token}` };
   const call = async (method: string, path: string, body?: unknown, type = "application/json") => {
-    const res = await f(`${base}${path}`, { method, credentials: "same-origin", headers: { ...auth, ...(body === undefined ? {} : { "content-type": type }) }, ...(body === undefined ? {} : { body }) });
+    const res = await f(`${base}${path}`, {
+      method,
+      credentials: "same-origin",
+      headers: { ...auth, ...(body === undefined ? {} : { "content-type": type }) },
+      ...(body === undefined ? {} : { body }),
+    });
     if (!res.ok) await refusal(res, `${options.name} (${method} ${path})`);
     return res;
   };

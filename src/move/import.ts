@@ -134,7 +134,8 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
     if (copy === undefined) {
       if (from !== 1) throw new StoreError("RUN_NOT_FOUND", `no run ${runId} here: a bundle from event ${from} needs the events before it`);
     } else {
-      if (from > head + 1) throw new StoreError("JOURNAL_CONFLICT", `run ${runId} is at event ${head} here: a bundle from event ${from} would leave a gap (export from event ${head + 1})`, { actualSeq: head });
+      if (from > head + 1)
+        throw new StoreError("JOURNAL_CONFLICT", `run ${runId} is at event ${head} here: a bundle from event ${from} would leave a gap (export from event ${head + 1})`, { actualSeq: head });
       await compare(s, runId, copy.state, bundle);
     }
     const fresh = bundle.events.filter((e) => e.seq > head);
@@ -178,7 +179,15 @@ export async function importVerified(store: Store, bundle: VerifiedBundle, optio
     if (after.seq - (copy?.snapshotSeq ?? 0) >= SNAPSHOT_EVERY || copy === undefined) {
       await s.putSnapshot(runId, { seq: after.seq, hash: after.hash, state: after });
     }
-    return { runId, outcome: copy === undefined ? "created" : "fast_forwarded", seq: written.seq, written: fresh.length + own.length, reopened: own.length, status: after.status, custody: written.custody };
+    return {
+      runId,
+      outcome: copy === undefined ? "created" : "fast_forwarded",
+      seq: written.seq,
+      written: fresh.length + own.length,
+      reopened: own.length,
+      status: after.status,
+      custody: written.custody,
+    };
   }
 }
 

@@ -9,7 +9,17 @@
  * @module
  */
 export { MoveError, type MoveErrorCode } from "./errors.js";
-export { artifactNames, artifactsNamed, BUNDLE_FORMAT, BUNDLE_MEDIA_TYPE, BUNDLE_VERSION, DEFAULT_MAX_ARTIFACT_BYTES, DEFAULT_MAX_BUNDLE_BYTES, type BundleHeader, type BundleWorkspace } from "./format.js";
+export {
+  artifactNames,
+  artifactsNamed,
+  BUNDLE_FORMAT,
+  BUNDLE_MEDIA_TYPE,
+  BUNDLE_VERSION,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  DEFAULT_MAX_BUNDLE_BYTES,
+  type BundleHeader,
+  type BundleWorkspace,
+} from "./format.js";
 export { bundleBytes, bundleText, exportRun, type ExportOptions } from "./export.js";
 export { checkFencing, readBundle, type BundleInput, type BundleLimits, type VerifiedBundle } from "./read.js";
 export { importRun, importVerified, movable, type ImportOptions, type ImportResult } from "./import.js";

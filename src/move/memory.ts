@@ -20,7 +20,10 @@ export function memoryCopies(store: Store): Required<Pick<Store, "importEvents" 
       const r = runs.get(runId);
       const written = planImport(runId, r, events, guard, clock.now());
       const first = events[0]!;
-      const t: RunRecord = Object.assign(r ?? { events: [], title: first.type === "run.created" ? taskTitle(first.task) : "", head: { seq: 0, hash: "" }, status: guard.status, createdAt: first.at, updatedAt: 0, tokens: 0 }, written);
+      const t: RunRecord = Object.assign(
+        r ?? { events: [], title: first.type === "run.created" ? taskTitle(first.task) : "", head: { seq: 0, hash: "" }, status: guard.status, createdAt: first.at, updatedAt: 0, tokens: 0 },
+        written,
+      );
       write(t, events, guard.status);
       runs.set(runId, t);
       return { ...t.head, custody: t.custody };

@@ -59,12 +59,19 @@ export async function sealRun(store: Store, runId: RunId, options: SealOptions):
   const lease = await store.acquireLease(runId, options.owner ?? `move:${options.to}`, 30_000);
   if (lease === null) {
     const held = await store.lease(runId);
-    throw new MoveError("MOVE_REFUSED", `run ${runId} is being driven (its lease is held by ${held?.holder ?? "another driver"}${held === null ? "" : ` until ${held.expiresAt}`}): stop its driver, or wait for its lease to expire, before moving it`);
+    throw new MoveError(
+      "MOVE_REFUSED",
+      `run ${runId} is being driven (its lease is held by ${held?.holder ?? "another driver"}${held === null ? "" : ` until ${held.expiresAt}`}): stop its driver, or wait for its lease to expire, before moving it`,
+    );
   }
   try {
     for (let attempt = 0; ; attempt++) {
       const state = await loadState(store, runId);
-      const moved = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.moved", from: options.from, to: options.to, epoch: lease.token + 1 } as Omit<RunMoved, "seq" | "prev" | "hash">, state.seq + 1, state.hash);
+      const moved = seal(
+        { v: JOURNAL_VERSION, at: clock.now(), type: "run.moved", from: options.from, to: options.to, epoch: lease.token + 1 } as Omit<RunMoved, "seq" | "prev" | "hash">,
+        state.seq + 1,
+        state.hash,
+      );
       try {
         await store.append(runId, [moved], { expectedSeq: state.seq, lease }, state.status);
         return { seq: moved.seq, epoch: lease.token + 1 };

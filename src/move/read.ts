@@ -137,10 +137,12 @@ export function checkFencing(events: readonly JournalEvent[], start: { maxToken:
   let { maxToken, floor } = start;
   for (const e of events) {
     if (e.type === "run.resumed") {
-      if (!(e.token > floor)) throw new MoveError("MOVE_FENCED", `event ${e.seq} (run.resumed) carries lease token ${e.token}, not above epoch ${floor} of the move before it: a driver the move fenced off wrote it`);
+      if (!(e.token > floor))
+        throw new MoveError("MOVE_FENCED", `event ${e.seq} (run.resumed) carries lease token ${e.token}, not above epoch ${floor} of the move before it: a driver the move fenced off wrote it`);
       if (e.token > maxToken) maxToken = e.token;
     } else if (e.type === "run.moved") {
-      if (!(Number.isSafeInteger(e.epoch) && e.epoch > maxToken)) throw new MoveError("MOVE_FENCED", `event ${e.seq} (run.moved) has epoch ${e.epoch}, not above lease token ${maxToken} issued before it`);
+      if (!(Number.isSafeInteger(e.epoch) && e.epoch > maxToken))
+        throw new MoveError("MOVE_FENCED", `event ${e.seq} (run.moved) has epoch ${e.epoch}, not above lease token ${maxToken} issued before it`);
       if (typeof e.to !== "string" || e.to === "" || typeof e.from !== "string") throw new MoveError("BUNDLE_INVALID", `event ${e.seq} (run.moved) must name the places it moved from and to`);
       maxToken = floor = e.epoch;
     }
@@ -169,11 +171,30 @@ function header(line: number, v: JsonValue): BundleHeader {
     throw new MoveError("BUNDLE_INVALID", "the bundle header's tools must be a list of {name, specHash}");
   }
   if ((from === 1) !== (h["prev"] === "")) throw new MoveError("BUNDLE_INVALID", "the bundle header's prev is empty exactly when the bundle starts at event 1");
-  return { format: BUNDLE_FORMAT, version: BUNDLE_VERSION, runId: h["runId"], from, to, prev: h["prev"], head: h["head"], tools: tools as unknown as BundleHeader["tools"], artifacts, workspace: h["workspace"] };
+  return {
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
+    runId: h["runId"],
+    from,
+    to,
+    prev: h["prev"],
+    head: h["head"],
+    tools: tools as unknown as BundleHeader["tools"],
+    artifacts,
+    workspace: h["workspace"],
+  };
 }
 
 function asEvent(line: number, v: JsonValue): JournalEvent {
-  if (!isObject(v) || typeof v["seq"] !== "number" || typeof v["type"] !== "string" || typeof v["hash"] !== "string" || typeof v["prev"] !== "string" || typeof v["at"] !== "number" || ![1, 2, 3, 4].includes(v["v"] as number)) {
+  if (
+    !isObject(v) ||
+    typeof v["seq"] !== "number" ||
+    typeof v["type"] !== "string" ||
+    typeof v["hash"] !== "string" ||
+    typeof v["prev"] !== "string" ||
+    typeof v["at"] !== "number" ||
+    ![1, 2, 3, 4].includes(v["v"] as number)
+  ) {
     throw new MoveError("BUNDLE_INVALID", `line ${line} is not a journal event (v, seq, type, at, prev, hash)`);
   }
   return v as unknown as JournalEvent;
@@ -256,9 +277,14 @@ export async function readBundle(input: BundleInput, limits: BundleLimits = {}):
       if (typeof sha !== "string" || !HEX64.test(sha) || typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || typeof b64 !== "string") {
         throw new MoveError("BUNDLE_INVALID", `line ${line} is not an artifact ({sha256, size, base64})`);
       }
-      if (sha <= lastSha) throw new MoveError(sha === lastSha ? "BUNDLE_INVALID" : "BUNDLE_REORDERED", sha === lastSha ? `artifact ${sha} comes twice` : `line ${line}: artifact ${sha} is out of order (artifacts are sorted by SHA-256)`);
+      if (sha <= lastSha)
+        throw new MoveError(
+          sha === lastSha ? "BUNDLE_INVALID" : "BUNDLE_REORDERED",
+          sha === lastSha ? `artifact ${sha} comes twice` : `line ${line}: artifact ${sha} is out of order (artifacts are sorted by SHA-256)`,
+        );
       lastSha = sha;
-      if (size > maxArtifact || (b64.length / 4) * 3 > maxArtifact + 2) throw new MoveError("BUNDLE_TOO_LARGE", `artifact ${sha} is ${size} bytes, above the cap of ${maxArtifact} bytes per artifact; nothing was written`);
+      if (size > maxArtifact || (b64.length / 4) * 3 > maxArtifact + 2)
+        throw new MoveError("BUNDLE_TOO_LARGE", `artifact ${sha} is ${size} bytes, above the cap of ${maxArtifact} bytes per artifact; nothing was written`);
       const data = fromBase64(b64);
       if (data === undefined) throw new MoveError("BUNDLE_INVALID", `artifact ${sha}'s bytes are not canonical base64`);
       if (data.length !== size || (await sha256Hex(data)) !== sha) throw new MoveError("BUNDLE_TAMPERED", `artifact ${sha} does not match its SHA-256 and size`);
@@ -274,7 +300,8 @@ export async function readBundle(input: BundleInput, limits: BundleLimits = {}):
   if (end === undefined) throw new MoveError("BUNDLE_TRUNCATED", `the bundle ends at line ${line} without its end line: it was cut short`);
   const expected = h.to - h.from + 1;
   if (events.length !== expected || end["events"] !== events.length) throw new MoveError("BUNDLE_TRUNCATED", `the bundle holds ${events.length} events of the ${expected} its header announces`);
-  if (artifacts.size !== h.artifacts || end["artifacts"] !== artifacts.size) throw new MoveError("BUNDLE_TRUNCATED", `the bundle holds ${artifacts.size} artifacts of the ${h.artifacts} its header announces`);
+  if (artifacts.size !== h.artifacts || end["artifacts"] !== artifacts.size)
+    throw new MoveError("BUNDLE_TRUNCATED", `the bundle holds ${artifacts.size} artifacts of the ${h.artifacts} its header announces`);
   if (prev !== h.head || end["head"] !== h.head) throw new MoveError("BUNDLE_TAMPERED", `the bundle's head ${h.head} is not the hash of its last event`);
   if (workspace === undefined && h.workspace) throw new MoveError("BUNDLE_TRUNCATED", "the bundle's header announces a workspace it does not carry");
   if (workspace !== undefined && !h.workspace) throw new MoveError("BUNDLE_INVALID", "the bundle carries a workspace its header does not announce");
@@ -288,7 +315,10 @@ export async function readBundle(input: BundleInput, limits: BundleLimits = {}):
   for (const f of workspace?.files ?? []) if (!names.has(f.sha256)) names.set(f.sha256, 0);
   for (const [sha, at] of names) {
     if (!artifacts.has(sha)) {
-      throw new MoveError("BUNDLE_ARTIFACT_MISSING", at === 0 ? `the workspace names a file with SHA-256 ${sha}, which the bundle does not carry` : `event ${at} names artifact ${sha}, which the bundle does not carry`);
+      throw new MoveError(
+        "BUNDLE_ARTIFACT_MISSING",
+        at === 0 ? `the workspace names a file with SHA-256 ${sha}, which the bundle does not carry` : `event ${at} names artifact ${sha}, which the bundle does not carry`,
+      );
     }
   }
   for (const sha of artifacts.keys()) if (!names.has(sha)) throw new MoveError("BUNDLE_INVALID", `artifact ${sha} is named by no event and no workspace file`);

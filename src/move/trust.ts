@@ -89,7 +89,8 @@ function algorithmOf(jwk: unknown, what: string): { jwk: BundleJwk; algorithm: B
   const j = jwk as Record<string, unknown>;
   if (!isId(j["kid"])) throw new MoveError("BUNDLE_KEY_INVALID", `${what} needs a kid (1 to 128 of A-Z a-z 0-9 _ . : -): signatures name their key by it`);
   const algorithm = j["kty"] === "OKP" && j["crv"] === "Ed25519" ? "Ed25519" : j["kty"] === "EC" && j["crv"] === "P-256" ? "ECDSA-P256" : undefined;
-  if (algorithm === undefined) throw new MoveError("BUNDLE_KEY_INVALID", `${what} (kid ${j["kid"]}) is a ${JSON.stringify(j["kty"])}/${JSON.stringify(j["crv"])} key: a bundle key is Ed25519 (kty OKP) or ECDSA P-256 (kty EC)`);
+  if (algorithm === undefined)
+    throw new MoveError("BUNDLE_KEY_INVALID", `${what} (kid ${j["kid"]}) is a ${JSON.stringify(j["kty"])}/${JSON.stringify(j["crv"])} key: a bundle key is Ed25519 (kty OKP) or ECDSA P-256 (kty EC)`);
   return { jwk: j as unknown as BundleJwk, algorithm };
 }
 
@@ -110,7 +111,12 @@ async function importJwk(jwk: BundleJwk, algorithm: BundleKeyAlgorithm, usage: "
   } catch (e) {
     if (isMoveError(e)) throw e;
     const unsupported = (e as { name?: unknown }).name === "NotSupportedError";
-    throw new MoveError("BUNDLE_KEY_INVALID", unsupported ? `${what} (kid ${jwk.kid}): this platform's WebCrypto has no ${algorithm}; use an ${algorithm === "Ed25519" ? "ECDSA P-256" : "Ed25519"} key` : `${what} (kid ${jwk.kid}) is not a usable ${algorithm} key`);
+    throw new MoveError(
+      "BUNDLE_KEY_INVALID",
+      unsupported
+        ? `${what} (kid ${jwk.kid}): this platform's WebCrypto has no ${algorithm}; use an ${algorithm === "Ed25519" ? "ECDSA P-256" : "Ed25519"} key`
+        : `${what} (kid ${jwk.kid}) is not a usable ${algorithm} key`,
+    );
   }
 }
 
@@ -194,7 +200,16 @@ export async function signVouch(key: SigningKey, runId: string, seq: number, has
 export function asSignature(v: unknown, to: number): BundleSignature {
   const s = (typeof v === "object" && v !== null && !Array.isArray(v) ? v : {}) as Record<string, unknown>;
   const seq = s["seq"];
-  if (!isId(s["kid"]) || typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1 || typeof s["hash"] !== "string" || !HEX64.test(s["hash"]) || typeof s["sig"] !== "string" || Object.keys(s).length !== 4) {
+  if (
+    !isId(s["kid"]) ||
+    typeof seq !== "number" ||
+    !Number.isSafeInteger(seq) ||
+    seq < 1 ||
+    typeof s["hash"] !== "string" ||
+    !HEX64.test(s["hash"]) ||
+    typeof s["sig"] !== "string" ||
+    Object.keys(s).length !== 4
+  ) {
     throw new MoveError("BUNDLE_SIGNATURE_INVALID", "the bundle's signature is not {kid, seq, hash, sig}; nothing was written");
   }
   if (seq > to) throw new MoveError("BUNDLE_SIGNATURE_INVALID", `the bundle's signature vouches for event ${seq}, past its last event ${to}; nothing was written`);
@@ -220,9 +235,16 @@ export async function vouchedSeq(runId: string, signature: BundleSignature | und
   } catch {
     ok = false;
   }
-  if (!ok) throw new MoveError("BUNDLE_SIGNATURE_INVALID", `the bundle's signature by key ${signature.kid}, which this place trusts, does not verify: the bundle was changed after it was signed; nothing was written`);
+  if (!ok)
+    throw new MoveError(
+      "BUNDLE_SIGNATURE_INVALID",
+      `the bundle's signature by key ${signature.kid}, which this place trusts, does not verify: the bundle was changed after it was signed; nothing was written`,
+    );
   if ((await hashAt(signature.seq)) !== signature.hash) {
-    throw new MoveError("BUNDLE_SIGNATURE_INVALID", `key ${signature.kid} vouched for event ${signature.seq} with another hash than this run's event ${signature.seq}: the signature belongs to another history; nothing was written`);
+    throw new MoveError(
+      "BUNDLE_SIGNATURE_INVALID",
+      `key ${signature.kid} vouched for event ${signature.seq} with another hash than this run's event ${signature.seq}: the signature belongs to another history; nothing was written`,
+    );
   }
   return signature.seq;
 }

@@ -134,7 +134,17 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
   let decisions = new Map<CallId, { name: string; args: string }>();
   let step = 0;
   let lastMs = first.at;
-  const child = (spanId: string, name: string, kind: 1 | 3, startMs: number, endMs: number, attributes: Record<string, SpanValue>, endSeq: number, status: Span["status"] = { code: 0 }, spanEvents: SpanEvent[] = []): void => {
+  const child = (
+    spanId: string,
+    name: string,
+    kind: 1 | 3,
+    startMs: number,
+    endMs: number,
+    attributes: Record<string, SpanValue>,
+    endSeq: number,
+    status: Span["status"] = { code: 0 },
+    spanEvents: SpanEvent[] = [],
+  ): void => {
     spans.push({ traceId, spanId, parentSpanId: rootId, name, kind, startMs, endMs: Math.max(startMs, endMs), attributes, events: spanEvents, status, endSeq });
   };
   const callOf = (callId: CallId, e: JournalEvent): OpenCall | undefined => {
@@ -192,7 +202,11 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         const c = callOf(e.callId, e);
         if (c === undefined) break;
         if (e.sideEffect !== undefined) c.sideEffect = e.sideEffect;
-        c.events.push({ name: "isoagent.permission", timeMs: e.at, attributes: { "isoagent.permission": e.permission, "isoagent.permission.source": e.source, ...(e.reason === undefined ? {} : { "isoagent.permission.reason": e.reason }) } });
+        c.events.push({
+          name: "isoagent.permission",
+          timeMs: e.at,
+          attributes: { "isoagent.permission": e.permission, "isoagent.permission.source": e.source, ...(e.reason === undefined ? {} : { "isoagent.permission.reason": e.reason }) },
+        });
         break;
       }
       case "approval.requested": {
@@ -205,7 +219,11 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
       case "approval.resolved": {
         for (const c of calls.values()) {
           if (c.events.some((x) => x.attributes["isoagent.approval.id"] === e.approvalId)) {
-            c.events.push({ name: "isoagent.approval.resolved", timeMs: e.at, attributes: { "isoagent.approval.id": e.approvalId, "isoagent.approval.decision": e.decision, "isoagent.approval.by": e.by } });
+            c.events.push({
+              name: "isoagent.approval.resolved",
+              timeMs: e.at,
+              attributes: { "isoagent.approval.id": e.approvalId, "isoagent.approval.decision": e.decision, "isoagent.approval.by": e.by },
+            });
           }
         }
         break;
@@ -248,7 +266,12 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         rootEvents.push({
           name: "isoagent.context.compacted",
           timeMs: e.at,
-          attributes: { "isoagent.context.strategy": e.strategy, "isoagent.context.reason": e.reason, "isoagent.context.tokens.before": e.tokens.before, "isoagent.context.tokens.after": e.tokens.after },
+          attributes: {
+            "isoagent.context.strategy": e.strategy,
+            "isoagent.context.reason": e.reason,
+            "isoagent.context.tokens.before": e.tokens.before,
+            "isoagent.context.tokens.after": e.tokens.after,
+          },
         });
         if (e.answer !== undefined) {
           const a = e.answer;
@@ -275,7 +298,18 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         };
         if (e.type === "run.failed") attributes[A.errorType] = e.reason;
         if (e.type === "run.cancelled") rootEvents.push({ name: "isoagent.run.cancelled", timeMs: e.at, attributes: { "isoagent.cancelled.by": e.by } });
-        spans.push({ traceId, spanId: rootId, name: `invoke_agent ${options.agentName ?? "isoagent"}`, kind: 1, startMs: first.at, endMs: e.at, attributes, events: [...rootEvents], status, endSeq: e.seq });
+        spans.push({
+          traceId,
+          spanId: rootId,
+          name: `invoke_agent ${options.agentName ?? "isoagent"}`,
+          kind: 1,
+          startMs: first.at,
+          endMs: e.at,
+          attributes,
+          events: [...rootEvents],
+          status,
+          endSeq: e.seq,
+        });
         break;
       }
       case "run.moved":

@@ -44,9 +44,7 @@ export interface Pattern {
 }
 
 /** A pattern compiled, or why not: "invalid" (not an ECMAScript pattern) or "unsupported" (a backreference, lookaround, or too large). */
-export type PatternResult =
-  | { readonly ok: true; readonly pattern: Pattern }
-  | { readonly ok: false; readonly reason: "invalid" | "unsupported"; readonly why: string };
+export type PatternResult = { readonly ok: true; readonly pattern: Pattern } | { readonly ok: false; readonly reason: "invalid" | "unsupported"; readonly why: string };
 
 /** Options of {@link compilePattern}. */
 export interface PatternOptions {

@@ -230,7 +230,7 @@ export function matcher(p: Program, flags: string): Matcher {
     test(s) {
       let state = initial;
       const n = s.length;
-      for (let i = 0; i < n; ) {
+      for (let i = 0; i < n;) {
         let c = s.charCodeAt(i++);
         let next: State | undefined;
         if (c < 128) next = state.ascii[c];

@@ -11,17 +11,5 @@
  * @module
  */
 export { compileGlob, globMatch, type GlobMatcher } from "./glob.js";
-export {
-  allOf,
-  allowAll,
-  evaluatePolicy,
-  normalizeDecision,
-  PolicyError,
-  rulesPolicy,
-  strictest,
-  type Policy,
-  type PolicyDecision,
-  type PolicyRequest,
-  type PolicyRule,
-} from "./policy.js";
+export { allOf, allowAll, evaluatePolicy, normalizeDecision, PolicyError, rulesPolicy, strictest, type Policy, type PolicyDecision, type PolicyRequest, type PolicyRule } from "./policy.js";
 export { pathScopePolicy, workspacePolicy, type Grant, type PathScope, type PathScopePolicyOptions, type WorkspacePolicyOptions } from "./workspace.js";

@@ -70,8 +70,7 @@ export type ObjectType<P extends Record<string, PropertySchema>, R extends keyof
   { -readonly [K in keyof P as K extends R ? K : never]: SchemaType<Exclude<P[K], undefined>> } & { -readonly [K in keyof P as K extends R ? never : K]?: SchemaType<Exclude<P[K], undefined>> }
 >;
 
-const withDescription = (schema: SchemaObjectOf, description: string | undefined): SchemaObjectOf =>
-  description === undefined ? schema : { ...schema, description };
+const withDescription = (schema: SchemaObjectOf, description: string | undefined): SchemaObjectOf => (description === undefined ? schema : { ...schema, description });
 
 function defined(constraints: object | undefined): SchemaObjectOf {
   const out: SchemaObjectOf = {};
@@ -79,13 +78,7 @@ function defined(constraints: object | undefined): SchemaObjectOf {
   return out;
 }
 
-function objectSchema(
-  builder: string,
-  properties: Record<string, PropertySchema>,
-  required: readonly string[],
-  description: string | undefined,
-  strict: boolean,
-): SchemaObjectOf {
+function objectSchema(builder: string, properties: Record<string, PropertySchema>, required: readonly string[], description: string | undefined, strict: boolean): SchemaObjectOf {
   for (const name of required) {
     if (!Object.prototype.hasOwnProperty.call(properties, name)) throw new TypeError(`${builder}: required property ${JSON.stringify(name)} is not among the properties`);
   }

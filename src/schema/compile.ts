@@ -151,11 +151,9 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   const lookup = index.lookup;
   const cycle = findInPlaceCycle(work, lookup);
   if (cycle !== undefined) {
-    throw new SchemaError(
-      "SCHEMA_INVALID",
-      `schema does not compile: the schema at ${at(cycle)} refers back to itself without reaching into the value, so validation would never finish`,
-      { pointer: cycle },
-    );
+    throw new SchemaError("SCHEMA_INVALID", `schema does not compile: the schema at ${at(cycle)} refers back to itself without reaching into the value, so validation would never finish`, {
+      pointer: cycle,
+    });
   }
 
   const beyondFast: FullSupportNeed | undefined =
@@ -167,8 +165,7 @@ export function compileSchema(input: unknown, options: CompileSchemaOptions = {}
   else if (full !== undefined) {
     refuseUnprovenPatternProperties(work, beyondFast);
     check = full.referenceValidator(work, draft, lookup, patternOf);
-  }
-  else throw needsFullSupport(beyondFast);
+  } else throw needsFullSupport(beyondFast);
   // Matching thread by thread is bounded per validation (MAX_PATTERN_WORK):
   // past it the instance is refused as a whole, never let through (an
   // answer cut short inside `not` or `anyOf` could turn into a pass).
@@ -251,4 +248,3 @@ function deepFreeze<T>(v: T): T {
   }
   return v;
 }
-

@@ -21,33 +21,88 @@ export { draftOfMetaschemaUri, isCarriedMetaschema, META_2020_PREFIX, META_2020_
  * differently from the standard, so the compiler refuses it.
  */
 export const EVALUATED_KEYWORDS: readonly string[] = [
-  "$ref", "$recursiveRef", "$recursiveAnchor", "type", "const", "enum", "required", "not", "anyOf", "allOf", "oneOf",
-  "if", "then", "else", "format", "properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
-  "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies",
-  "prefixItems", "items", "additionalItems", "unevaluatedItems", "contains", "minContains", "maxContains", "minItems",
-  "maxItems", "uniqueItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-  "maxLength", "pattern",
+  "$ref",
+  "$recursiveRef",
+  "$recursiveAnchor",
+  "type",
+  "const",
+  "enum",
+  "required",
+  "not",
+  "anyOf",
+  "allOf",
+  "oneOf",
+  "if",
+  "then",
+  "else",
+  "format",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "minProperties",
+  "maxProperties",
+  "propertyNames",
+  "dependentRequired",
+  "dependentSchemas",
+  "dependencies",
+  "prefixItems",
+  "items",
+  "additionalItems",
+  "unevaluatedItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "pattern",
 ];
 
 const DRAFT4 = [
-  "$ref", "type", "enum", "required", "not", "anyOf", "allOf", "oneOf", "format", "properties", "patternProperties",
-  "additionalProperties", "minProperties", "maxProperties", "dependencies", "items", "additionalItems", "minItems",
-  "maxItems", "uniqueItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-  "maxLength", "pattern",
+  "$ref",
+  "type",
+  "enum",
+  "required",
+  "not",
+  "anyOf",
+  "allOf",
+  "oneOf",
+  "format",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "minProperties",
+  "maxProperties",
+  "dependencies",
+  "items",
+  "additionalItems",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "pattern",
 ];
 const DRAFT6 = [...DRAFT4, "const", "contains", "propertyNames"];
 const DRAFT7 = [...DRAFT6, "if", "then", "else"];
 // `dependencies` stays accepted in 2019-09 and 2020-12: the evaluator applies it
 // with its draft-07 meaning, which is the compatibility behaviour the JSON
 // Schema Test Suite describes (optional/dependencies-compatibility).
-const DRAFT2019 = [
-  ...DRAFT7, "$recursiveRef", "$recursiveAnchor", "unevaluatedProperties", "unevaluatedItems", "dependentRequired",
-  "dependentSchemas", "minContains", "maxContains",
-];
-const DRAFT2020 = [
-  ...DRAFT2019.filter((k) => k !== "$recursiveRef" && k !== "$recursiveAnchor" && k !== "additionalItems"),
-  "prefixItems",
-];
+const DRAFT2019 = [...DRAFT7, "$recursiveRef", "$recursiveAnchor", "unevaluatedProperties", "unevaluatedItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains"];
+const DRAFT2020 = [...DRAFT2019.filter((k) => k !== "$recursiveRef" && k !== "$recursiveAnchor" && k !== "additionalItems"), "prefixItems"];
 
 /** The evaluated keywords each draft defines. */
 export const DRAFT_KEYWORDS: Record<SchemaDraft, ReadonlySet<string>> = {

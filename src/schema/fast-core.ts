@@ -122,4 +122,3 @@ export function all(checks: Check[]): Check | undefined {
     return ok;
   };
 }
-

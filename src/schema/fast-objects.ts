@@ -101,9 +101,7 @@ export function objectChecks(s: SchemaObject, compile: Compile): Check[] {
     });
   }
   const patternProperties = isObject(s["patternProperties"]) ? s["patternProperties"] : undefined;
-  const patterns = patternProperties === undefined
-    ? []
-    : Object.keys(patternProperties).map((p) => [patternOf(p), compile(patternProperties[p]), pointerToken(p)] as const);
+  const patterns = patternProperties === undefined ? [] : Object.keys(patternProperties).map((p) => [patternOf(p), compile(patternProperties[p]), pointerToken(p)] as const);
   if (patterns.length > 0) {
     objects.push((v, out) => {
       let ok = true;

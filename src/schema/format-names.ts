@@ -6,8 +6,23 @@
 
 /** The formats checked exactly (by the checkers of formats/). */
 export const CHECKED_FORMATS: readonly string[] = [
-  "date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri",
-  "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
+  "date-time",
+  "date",
+  "time",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uri",
+  "uri-reference",
+  "iri",
+  "iri-reference",
+  "uuid",
+  "uri-template",
+  "json-pointer",
+  "relative-json-pointer",
+  "regex",
 ];
 
 /**

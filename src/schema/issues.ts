@@ -47,8 +47,7 @@ const plural = (n: unknown, one: string, many: string): string => `${String(n)} 
 
 /** The messages, one builder per keyword. */
 export const messages = {
-  type: (expected: unknown, value: unknown): string =>
-    `expected ${(Array.isArray(expected) ? expected.map(String) : [String(expected)]).join(" or ")}, got ${jsonTypeOf(value)}`,
+  type: (expected: unknown, value: unknown): string => `expected ${(Array.isArray(expected) ? expected.map(String) : [String(expected)]).join(" or ")}, got ${jsonTypeOf(value)}`,
   required: (name: string): string => `missing required property ${JSON.stringify(name)}`,
   unexpectedProperty: (name: string): string => `unexpected property ${JSON.stringify(name)}`,
   unexpectedItem: (index: string | number): string => `unexpected item at index ${index}`,

@@ -22,8 +22,19 @@ export interface PatternSlot {
 
 /** Keywords whose failure only says a subschema failed; the subschema's own issues say why. */
 const WRAPPERS = new Set([
-  "$ref", "$recursiveRef", "properties", "patternProperties", "items", "prefixItems", "allOf", "if",
-  "dependentSchemas", "additionalItems", "unevaluatedItems", "additionalProperties", "unevaluatedProperties",
+  "$ref",
+  "$recursiveRef",
+  "properties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "allOf",
+  "if",
+  "dependentSchemas",
+  "additionalItems",
+  "unevaluatedItems",
+  "additionalProperties",
+  "unevaluatedProperties",
 ]);
 /** Keywords whose subschemas' issues are alternatives tried, not what to fix. */
 const ALTERNATIVES = new Set(["anyOf", "oneOf", "contains", "not", "propertyNames"]);
@@ -197,7 +208,8 @@ export function toIssues(units: readonly OutputUnit[], root: Schema | boolean, l
       previousSkipped = inside || ALTERNATIVES.has(keyword);
       if (inside || WRAPPERS.has(keyword)) continue;
       const node = schemaAt(root, lookup, parentOf(keywordLocation));
-      const slot = keyword === "format" && isRecord(node) && typeof node["format"] === "string" && node["format"].startsWith(PATTERN_SLOT) ? slots[Number(node["format"].slice(PATTERN_SLOT.length))] : undefined;
+      const slot =
+        keyword === "format" && isRecord(node) && typeof node["format"] === "string" && node["format"].startsWith(PATTERN_SLOT) ? slots[Number(node["format"].slice(PATTERN_SLOT.length))] : undefined;
       if (slot !== undefined) {
         // The slot stands for the node's pattern, then its format: as @cfworker would have reported them.
         const value = valueAt(instance, instanceLocation) as string;

@@ -30,8 +30,7 @@ interface UrlLike {
  * typed locally so the core needs no DOM types, and looked up when called,
  * never at import.
  */
-export const resolveUri: ResolveUri = (ref, base) =>
-  new (globalThis as unknown as { URL: new (h: string, b?: string) => UrlLike }).URL(ref, base).href;
+export const resolveUri: ResolveUri = (ref, base) => new (globalThis as unknown as { URL: new (h: string, b?: string) => UrlLike }).URL(ref, base).href;
 
 /** A `$ref`-like keyword found in the document. */
 export interface FoundRef {

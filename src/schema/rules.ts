@@ -53,11 +53,7 @@ export function draftOf(value: JsonValue, fallback: SchemaDraft): SchemaDraft {
   if (typeof uri !== "string") throw new SchemaError("SCHEMA_INVALID", "schema does not compile: $schema must be a string", { pointer: "/$schema" });
   const draft = draftOfMetaschemaUri(uri);
   if (draft === undefined) {
-    throw new SchemaError(
-      "SCHEMA_EXTERNAL_REF",
-      `schema refers outside itself: $schema ${JSON.stringify(uri)} is not a standard draft the compiler carries`,
-      { pointer: "/$schema", ref: uri },
-    );
+    throw new SchemaError("SCHEMA_EXTERNAL_REF", `schema refers outside itself: $schema ${JSON.stringify(uri)} is not a standard draft the compiler carries`, { pointer: "/$schema", ref: uri });
   }
   return draft;
 }
@@ -97,11 +93,10 @@ export function checkKeywords(root: JsonValue, draft: SchemaDraft, toolSchema: b
     if (pointer !== "" && typeof node["$schema"] === "string") {
       const inner = draftOfMetaschemaUri(node["$schema"]);
       if (inner === undefined) {
-        throw new SchemaError(
-          "SCHEMA_EXTERNAL_REF",
-          `schema refers outside itself: $schema ${JSON.stringify(node["$schema"])} at ${pointer} is not a standard draft the compiler carries`,
-          { pointer: `${pointer}/$schema`, ref: node["$schema"] },
-        );
+        throw new SchemaError("SCHEMA_EXTERNAL_REF", `schema refers outside itself: $schema ${JSON.stringify(node["$schema"])} at ${pointer} is not a standard draft the compiler carries`, {
+          pointer: `${pointer}/$schema`,
+          ref: node["$schema"],
+        });
       }
       if (inner !== draft) {
         unsupported(`${pointer}/$schema`, `$schema names ${draftName(inner)} inside a ${draftName(draft)} schema, and the validator evaluates one draft per schema`);
@@ -153,4 +148,3 @@ export function checkMetaschemaEntry(r: FoundRef): void {
     );
   }
 }
-

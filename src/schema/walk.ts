@@ -2,15 +2,23 @@ import type { JsonValue } from "../json/index.js";
 
 /** Keywords holding one subschema. */
 export const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
-  "additionalItems", "unevaluatedItems", "items", "contains", "additionalProperties", "unevaluatedProperties",
-  "propertyNames", "not", "if", "then", "else", "contentSchema",
+  "additionalItems",
+  "unevaluatedItems",
+  "items",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contentSchema",
 ]);
 /** Keywords holding an array of subschemas. */
 export const SCHEMA_ARRAY_KEYWORDS: ReadonlySet<string> = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
 /** Keywords holding an object whose values are subschemas (`dependencies` values may also be arrays of names). */
-export const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set([
-  "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies",
-]);
+export const SCHEMA_MAP_KEYWORDS: ReadonlySet<string> = new Set(["$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies"]);
 
 /** A schema object (not a boolean schema). */
 export type SchemaObject = { [key: string]: JsonValue };
@@ -31,10 +39,7 @@ export function pointerToken(key: string | number): string {
  * (enum, const, default, examples, unknown keywords) are data and are not
  * walked. Shapes the metaschema would refuse are skipped, not trusted.
  */
-export function forEachSchemaObject(
-  root: JsonValue,
-  visit: (node: SchemaObject, pointer: string, parent: SchemaObject | undefined, keyword: string | undefined) => void,
-): void {
+export function forEachSchemaObject(root: JsonValue, visit: (node: SchemaObject, pointer: string, parent: SchemaObject | undefined, keyword: string | undefined) => void): void {
   const go = (node: JsonValue, pointer: string, parent: SchemaObject | undefined, keyword: string | undefined): void => {
     if (!isObject(node)) return;
     visit(node, pointer, parent, keyword);

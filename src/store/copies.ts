@@ -24,7 +24,12 @@ export function tokensAfter(tokens: number, events: readonly JournalEvent[]): nu
  * creates the run: they start with its `run.created`), each linking to the
  * one before; the caller verified their hashes.
  */
-export function checkImport(runId: RunId, run: { readonly custody: Custody | undefined; readonly seq: number; readonly hash: string } | undefined, events: readonly JournalEvent[], expectedSeq: number): void {
+export function checkImport(
+  runId: RunId,
+  run: { readonly custody: Custody | undefined; readonly seq: number; readonly hash: string } | undefined,
+  events: readonly JournalEvent[],
+  expectedSeq: number,
+): void {
   const first = events[0];
   if (run === undefined) {
     if (expectedSeq !== 0) throw new StoreError("RUN_NOT_FOUND", `no run ${runId}`);
@@ -58,7 +63,9 @@ export function custodyAfterImport(current: Custody | undefined, events: readonl
   if (last?.type === "run.moved" && last.to === guard.here) return undefined;
   const vouched = Math.max(current?.vouched ?? 0, guard.vouched ?? 0);
   const kept = vouched > 0 ? { vouched } : {};
-  return last?.type === "run.moved" ? { role: "moved", to: last.to, epoch: last.epoch, seq: last.seq, ...kept } : { role: current?.role === "in_transit" ? current.role : guard.role, received: now, ...kept };
+  return last?.type === "run.moved"
+    ? { role: "moved", to: last.to, epoch: last.epoch, seq: last.seq, ...kept }
+    : { role: current?.role === "in_transit" ? current.role : guard.role, received: now, ...kept };
 }
 
 /**

@@ -154,7 +154,17 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async listRuns(filter: RunFilter = {}): Promise<RunSummary[]> {
       const all: RunSummary[] = [];
-      for (const [runId, r] of runs) all.push({ runId, status: r.status, createdAt: r.createdAt, updatedAt: r.updatedAt, seq: r.events.length, title: r.title, lease: leaseView(r.lease), ...(r.custody === undefined ? {} : { custody: r.custody }) });
+      for (const [runId, r] of runs)
+        all.push({
+          runId,
+          status: r.status,
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+          seq: r.events.length,
+          title: r.title,
+          lease: leaseView(r.lease),
+          ...(r.custody === undefined ? {} : { custody: r.custody }),
+        });
       return listing(all, filter);
     },
 

@@ -33,11 +33,7 @@ interface SuiteOptions<T> {
  * case and gives a reason, or `runner` (the suite's function, named in the
  * error) throws before any case is registered.
  */
-export function registerCases<T extends { dispose?(): Promise<void> }>(
-  runner: string,
-  options: SuiteOptions<T>,
-  cases: Readonly<Record<string, (t: T) => Promise<void>>>,
-): void {
+export function registerCases<T extends { dispose?(): Promise<void> }>(runner: string, options: SuiteOptions<T>, cases: Readonly<Record<string, (t: T) => Promise<void>>>): void {
   const skipped = new Map<string, string>();
   for (const s of options.skip ?? []) {
     if (typeof s.reason !== "string" || s.reason.trim() === "") {

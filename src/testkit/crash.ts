@@ -160,7 +160,12 @@ async function runToEnd(
     for (const a of outcome.approvals) {
       if (a.request.kind !== "interrupted_side_effect") continue;
       const answer = scenario.operator?.(a.request) ?? { resolution: "run_again" as const };
-      await d.settle(outcome.runId, a.approvalId, { requestHash: a.requestHash, by: "testkit-operator", resolution: answer.resolution, ...(answer.content === undefined ? {} : { content: answer.content }) });
+      await d.settle(outcome.runId, a.approvalId, {
+        requestHash: a.requestHash,
+        by: "testkit-operator",
+        resolution: answer.resolution,
+        ...(answer.content === undefined ? {} : { content: answer.content }),
+      });
     }
   }
   return { outcome, crashed, events: await store.read(outcome.runId), world, log };

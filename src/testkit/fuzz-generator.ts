@@ -168,7 +168,7 @@ export class Generator {
     const prefix = Array.isArray(s["prefixItems"]) ? s["prefixItems"] : [];
     const out: JsonValue[] = [];
     for (let k = 0; k < n; k++) {
-      const itemSchema = k < prefix.length ? prefix[k]! : s["items"] ?? true;
+      const itemSchema = k < prefix.length ? prefix[k]! : (s["items"] ?? true);
       let item = this.gen(itemSchema, [...path, k], depth + 1);
       if (s["uniqueItems"] === true) {
         for (let tries = 0; tries < 10 && out.some((x) => JSON.stringify(x) === JSON.stringify(item)); tries++) item = this.gen(itemSchema, [...path, k], depth + 1);

@@ -10,17 +10,7 @@ import type { JsonValue } from "../json/index.js";
 import { isObj, type Generated, type Path } from "./fuzz-generator.js";
 
 /** How a sample was made. */
-export type SampleKind =
-  | "valid"
-  | "wrong_type"
-  | "missing_required"
-  | "extra_property"
-  | "out_of_range"
-  | "pattern_miss"
-  | "repeated_key"
-  | "lone_surrogate"
-  | "too_deep"
-  | "trailing_comma";
+export type SampleKind = "valid" | "wrong_type" | "missing_required" | "extra_property" | "out_of_range" | "pattern_miss" | "repeated_key" | "lone_surrogate" | "too_deep" | "trailing_comma";
 
 function getAt(v: JsonValue, path: Path): JsonValue | undefined {
   let node: JsonValue | undefined = v;

@@ -111,7 +111,18 @@ export async function fuzz(tool: Tool<never, unknown>, options: FuzzOptions = {}
       samples.push({ kind: m.kind, raw: m.raw, expectValid });
     }
   }
-  const report = { tool: compiled.name, seed, samples: samples.length, valid: 0, invalid: 0, byKind: {} as Partial<Record<SampleKind, number>>, validRefused: [] as FuzzSample[], invalidAccepted: [] as FuzzSample[], crashes: [] as { sample: FuzzSample; error: string }[], reachedTool: 0 };
+  const report = {
+    tool: compiled.name,
+    seed,
+    samples: samples.length,
+    valid: 0,
+    invalid: 0,
+    byKind: {} as Partial<Record<SampleKind, number>>,
+    validRefused: [] as FuzzSample[],
+    invalidAccepted: [] as FuzzSample[],
+    crashes: [] as { sample: FuzzSample; error: string }[],
+    reachedTool: 0,
+  };
   for (const sample of samples) {
     report.byKind[sample.kind] = (report.byKind[sample.kind] ?? 0) + 1;
     if (sample.expectValid) report.valid++;

@@ -11,7 +11,20 @@ export { runCursorConformance, CURSOR_CASES, type CursorCase, type CursorConform
 export { manualClock, type ManualClock } from "../clock.js";
 export { sequentialIds } from "../ids.js";
 export { fuzz, seededRandom, type FuzzOptions, type FuzzReport, type FuzzSample, type SampleKind } from "./fuzz.js";
-export { baselineOf, CRASH_POINTS, crashTest, judge, type Baseline, type CrashPoint, type CrashResult, type CrashScenario, type CrashTestOptions, type Execution, type RunRecord, type ScenarioWorld } from "./crash.js";
+export {
+  baselineOf,
+  CRASH_POINTS,
+  crashTest,
+  judge,
+  type Baseline,
+  type CrashPoint,
+  type CrashResult,
+  type CrashScenario,
+  type CrashTestOptions,
+  type Execution,
+  type RunRecord,
+  type ScenarioWorld,
+} from "./crash.js";
 export { listScenario, type WorldStorage } from "./scenarios.js";
 export { verifyRun, type RunVerification } from "./verify.js";
 export { findStranded, type FindStrandedOptions, type StrandedRun } from "./stranded.js";

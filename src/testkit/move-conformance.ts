@@ -95,13 +95,26 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     await store.importEvents(runId, events.slice(0, 1), { expectedSeq: 0, status: "running", role: "mirror" });
     const head = await store.importEvents(runId, events.slice(1), { expectedSeq: 1, status: "running", role: "mirror" });
     check(head.seq === 2, "the copy grew by the tail");
-    await refuses(store.importEvents(runId, chain(events[1]!, [resumed(4)]), { expectedSeq: 1, status: "running", role: "mirror" }), "JOURNAL_CONFLICT", "an import after a seq the copy has moved past");
-    await refuses(store.importEvents(runId, [{ ...chain(events[1]!, [resumed(4)])[0]!, prev: "0".repeat(64) }], { expectedSeq: 2, status: "running", role: "mirror" }), "STORE_INVALID_APPEND", "an import that does not link");
+    await refuses(
+      store.importEvents(runId, chain(events[1]!, [resumed(4)]), { expectedSeq: 1, status: "running", role: "mirror" }),
+      "JOURNAL_CONFLICT",
+      "an import after a seq the copy has moved past",
+    );
+    await refuses(
+      store.importEvents(runId, [{ ...chain(events[1]!, [resumed(4)])[0]!, prev: "0".repeat(64) }], { expectedSeq: 2, status: "running", role: "mirror" }),
+      "STORE_INVALID_APPEND",
+      "an import that does not link",
+    );
     await refuses(store.importEvents(runId, events, { expectedSeq: 0, status: "running", role: "mirror" }), "RUN_EXISTS", "creating a copy twice", `run ${runId} already exists`);
     const own = newRunId();
     const first = created(own);
     await store.createRun(first);
-    await refuses(store.importEvents(own, chain(first, [resumed(1)]), { expectedSeq: 1, status: "running", role: "mirror" }), "RUN_OWNED", "an import into a run the store owns", `run ${own} is owned here: it grows by its own appends, never by an import`);
+    await refuses(
+      store.importEvents(own, chain(first, [resumed(1)]), { expectedSeq: 1, status: "running", role: "mirror" }),
+      "RUN_OWNED",
+      "an import into a run the store owns",
+      `run ${own} is owned here: it grows by its own appends, never by an import`,
+    );
     check((await store.read(own)).length === 1, "nothing of the refused import is written");
   },
   "moves: importEvents creates a copy only from the run's own run.created at seq 1 and a chain after it, and a mirror's push leaves a run in transit in transit": async (s) => {
@@ -145,7 +158,12 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     const first = created(runId);
     await store.createRun(first);
     const l = (await store.acquireLease(runId, "mover", 10_000)) as Lease;
-    await refuses(store.append(runId, chain(first, [moved("a", "b", l.token + 1), resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal followed by an event", `event 2 of run ${runId}: a seal ends its append, names a place, and has an epoch above ${l.token}`);
+    await refuses(
+      store.append(runId, chain(first, [moved("a", "b", l.token + 1), resumed(l.token)]), { expectedSeq: 1, lease: l }, "running"),
+      "STORE_INVALID_APPEND",
+      "a seal followed by an event",
+      `event 2 of run ${runId}: a seal ends its append, names a place, and has an epoch above ${l.token}`,
+    );
     await refuses(store.append(runId, chain(first, [moved("a", "b", l.token)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal whose epoch is not above the last token");
     await refuses(store.append(runId, chain(first, [moved("a", "", l.token + 1)]), { expectedSeq: 1, lease: l }, "running"), "STORE_INVALID_APPEND", "a seal naming no place");
     await refuses(store.append(runId, chain(first, [moved("a", "b", l.token + 1)]), { expectedSeq: 1 }, "running"), "STORE_INVALID_APPEND", "a seal without the lease");
@@ -165,44 +183,49 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     const l = await store.acquireLease(runId, "driver", 1000);
     check(l !== null && l.token > 9, `the next lease token is above the epoch 9, not ${l?.token}`);
   },
-  "moves: the events a store writes as it takes a run over (guard.own) follow the seal naming it, in the same import; after a seal naming another place, with no seal, or sealing again, they are refused and nothing is written": async (s) => {
-    const store = movable(s.store);
-    const runId = newRunId();
-    const events = foreign(runId);
-    await store.importEvents(runId, events, { expectedSeq: 0, status: "running", role: "in_transit" });
-    const guard = { expectedSeq: 2, status: "running" as const, role: "in_transit" as const, here: "me", own: 1 };
-    const refusal = "the events a store writes as it takes a run over must follow the seal naming it (me), and neither seal nor create the run";
-    await refuses(store.importEvents(runId, chain(events[1]!, [moved("src", "elsewhere", 9), cancelled()]), guard), "STORE_INVALID_APPEND", "own events after a seal naming another place", refusal);
-    await refuses(store.importEvents(runId, chain(events[1]!, [resumed(9), cancelled()]), guard), "STORE_INVALID_APPEND", "own events with no seal before them", refusal);
-    await refuses(store.importEvents(runId, chain(events[1]!, [moved("src", "me", 9), moved("me", "me", 10)]), guard), "STORE_INVALID_APPEND", "an own event that seals the run again", refusal);
-    await refuses(store.importEvents(runId, chain(events[1]!, [cancelled()]), guard), "STORE_INVALID_APPEND", "own events and nothing before them", refusal);
-    check((await store.read(runId)).length === 2 && role(await store.custody(runId)) === "in_transit", "nothing of the refused imports was written; the copy is still in transit");
-    const head = await store.importEvents(runId, chain(events[1]!, [moved("src", "me", 9), cancelled(1004)]), guard);
-    check(head.seq === 4 && head.custody === undefined && (await store.custody(runId)) === undefined, `the seal and the store's own event make it the owner at event 4, not ${JSON.stringify(head)}`);
-    check((await store.read(runId)).map((e) => e.type).join() === "run.created,run.resumed,run.moved,run.cancelled", "the own event is written after the seal");
-    const l = await store.acquireLease(runId, "driver", 1000);
-    check(l !== null && l.token > 9, `the next lease token is above the epoch 9, not ${l?.token}`);
-  },
-  "moves: a copy's custody keeps how far it is vouched for (guard.vouched, never lowered, kept by abandonTransit and by a seal naming another place); a seal the store appends vouches for all it wrote": async (s) => {
-    const store = movable(s.store);
-    const runId = newRunId();
-    const events = foreign(runId);
-    await store.importEvents(runId, events.slice(0, 1), { expectedSeq: 0, status: "running", role: "in_transit", vouched: 1 });
-    check((await store.custody(runId))?.vouched === 1, `a copy vouched for up to event 1 says so, not ${JSON.stringify(await store.custody(runId))}`);
-    await store.importEvents(runId, events.slice(1), { expectedSeq: 1, status: "running", role: "in_transit" });
-    check((await store.custody(runId))?.vouched === 1, "an import that vouches for nothing more leaves it");
-    check((await store.abandonTransit(runId)) && (await store.custody(runId))?.vouched === 1, "abandoning the move keeps it");
-    const sealed = chain(events[1]!, [moved("src", "elsewhere", 9)]);
-    const head = await store.importEvents(runId, sealed, { expectedSeq: 2, status: "running", role: "mirror", here: "me", vouched: 3 });
-    check(head.custody?.role === "moved" && head.custody.vouched === 3 && (await store.custody(runId))?.vouched === 3, `a seal naming another place, vouched for, keeps it: ${JSON.stringify(head.custody)}`);
-    const own = newRunId();
-    const first = created(own);
-    await store.createRun(first);
-    const l = (await store.acquireLease(own, "mover", 10_000)) as Lease;
-    await store.append(own, chain(first, [moved("here", "there", l.token + 1)]), { expectedSeq: 1, lease: l }, "running");
-    const c = await store.custody(own);
-    check(c?.role === "moved" && c.vouched === 2, `the store's own seal vouches for its whole journal (to event 2), not ${JSON.stringify(c)}`);
-  },
+  "moves: the events a store writes as it takes a run over (guard.own) follow the seal naming it, in the same import; after a seal naming another place, with no seal, or sealing again, they are refused and nothing is written":
+    async (s) => {
+      const store = movable(s.store);
+      const runId = newRunId();
+      const events = foreign(runId);
+      await store.importEvents(runId, events, { expectedSeq: 0, status: "running", role: "in_transit" });
+      const guard = { expectedSeq: 2, status: "running" as const, role: "in_transit" as const, here: "me", own: 1 };
+      const refusal = "the events a store writes as it takes a run over must follow the seal naming it (me), and neither seal nor create the run";
+      await refuses(store.importEvents(runId, chain(events[1]!, [moved("src", "elsewhere", 9), cancelled()]), guard), "STORE_INVALID_APPEND", "own events after a seal naming another place", refusal);
+      await refuses(store.importEvents(runId, chain(events[1]!, [resumed(9), cancelled()]), guard), "STORE_INVALID_APPEND", "own events with no seal before them", refusal);
+      await refuses(store.importEvents(runId, chain(events[1]!, [moved("src", "me", 9), moved("me", "me", 10)]), guard), "STORE_INVALID_APPEND", "an own event that seals the run again", refusal);
+      await refuses(store.importEvents(runId, chain(events[1]!, [cancelled()]), guard), "STORE_INVALID_APPEND", "own events and nothing before them", refusal);
+      check((await store.read(runId)).length === 2 && role(await store.custody(runId)) === "in_transit", "nothing of the refused imports was written; the copy is still in transit");
+      const head = await store.importEvents(runId, chain(events[1]!, [moved("src", "me", 9), cancelled(1004)]), guard);
+      check(head.seq === 4 && head.custody === undefined && (await store.custody(runId)) === undefined, `the seal and the store's own event make it the owner at event 4, not ${JSON.stringify(head)}`);
+      check((await store.read(runId)).map((e) => e.type).join() === "run.created,run.resumed,run.moved,run.cancelled", "the own event is written after the seal");
+      const l = await store.acquireLease(runId, "driver", 1000);
+      check(l !== null && l.token > 9, `the next lease token is above the epoch 9, not ${l?.token}`);
+    },
+  "moves: a copy's custody keeps how far it is vouched for (guard.vouched, never lowered, kept by abandonTransit and by a seal naming another place); a seal the store appends vouches for all it wrote":
+    async (s) => {
+      const store = movable(s.store);
+      const runId = newRunId();
+      const events = foreign(runId);
+      await store.importEvents(runId, events.slice(0, 1), { expectedSeq: 0, status: "running", role: "in_transit", vouched: 1 });
+      check((await store.custody(runId))?.vouched === 1, `a copy vouched for up to event 1 says so, not ${JSON.stringify(await store.custody(runId))}`);
+      await store.importEvents(runId, events.slice(1), { expectedSeq: 1, status: "running", role: "in_transit" });
+      check((await store.custody(runId))?.vouched === 1, "an import that vouches for nothing more leaves it");
+      check((await store.abandonTransit(runId)) && (await store.custody(runId))?.vouched === 1, "abandoning the move keeps it");
+      const sealed = chain(events[1]!, [moved("src", "elsewhere", 9)]);
+      const head = await store.importEvents(runId, sealed, { expectedSeq: 2, status: "running", role: "mirror", here: "me", vouched: 3 });
+      check(
+        head.custody?.role === "moved" && head.custody.vouched === 3 && (await store.custody(runId))?.vouched === 3,
+        `a seal naming another place, vouched for, keeps it: ${JSON.stringify(head.custody)}`,
+      );
+      const own = newRunId();
+      const first = created(own);
+      await store.createRun(first);
+      const l = (await store.acquireLease(own, "mover", 10_000)) as Lease;
+      await store.append(own, chain(first, [moved("here", "there", l.token + 1)]), { expectedSeq: 1, lease: l }, "running");
+      const c = await store.custody(own);
+      check(c?.role === "moved" && c.vouched === 2, `the store's own seal vouches for its whole journal (to event 2), not ${JSON.stringify(c)}`);
+    },
   "moves: abandonTransit makes a run in transit a mirror, and a seal imported later still hands it over": async (s) => {
     const store = movable(s.store);
     const runId = newRunId();
@@ -224,7 +247,14 @@ export const MOVE_CASES: Readonly<Record<string, (s: MoveCaseStore) => Promise<v
     const tail = chain(first, [
       resumed(l.token),
       { v: 2, at: 1002, type: "step.decided", step: 1, decision: { kind: "calls", calls: [{ callId: "c1", name: "t", args: "{}" }] } } as unknown as UnsealedEvent,
-      { v: 2, at: 1003, type: "call.rejected", step: 1, callId: "c1", observation: { type: "tool_error", failure: "error", error: "e", truncated: { strategy: "tail", totalBytes: 99, shownBytes: 1, artifact: art.sha256 } } } as unknown as UnsealedEvent,
+      {
+        v: 2,
+        at: 1003,
+        type: "call.rejected",
+        step: 1,
+        callId: "c1",
+        observation: { type: "tool_error", failure: "error", error: "e", truncated: { strategy: "tail", totalBytes: 99, shownBytes: 1, artifact: art.sha256 } },
+      } as unknown as UnsealedEvent,
     ]);
     await reference.append(runId, tail, { expectedSeq: 1, lease: l }, "running");
     await reference.releaseLease(l);

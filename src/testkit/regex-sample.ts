@@ -5,12 +5,7 @@
  * backreferences, Unicode properties) throws, and the fuzzer falls back.
  */
 import { IsoagentError } from "../errors.js";
-type Node =
-  | { t: "lit"; c: string }
-  | { t: "set"; chars: string[] }
-  | { t: "seq"; items: Node[] }
-  | { t: "alt"; options: Node[] }
-  | { t: "rep"; node: Node; min: number; max: number };
+type Node = { t: "lit"; c: string } | { t: "set"; chars: string[] } | { t: "seq"; items: Node[] } | { t: "alt"; options: Node[] } | { t: "rep"; node: Node; min: number; max: number };
 
 const DIGITS = "0123456789";
 const WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
@@ -75,9 +70,9 @@ function parse(src: string): Node {
     const c = peek();
     let min: number;
     let max: number;
-    if (c === "*") (min = 0), (max = 3), i++;
-    else if (c === "+") (min = 1), (max = 4), i++;
-    else if (c === "?") (min = 0), (max = 1), i++;
+    if (c === "*") ((min = 0), (max = 3), i++);
+    else if (c === "+") ((min = 1), (max = 4), i++);
+    else if (c === "?") ((min = 0), (max = 1), i++);
     else if (c === "{" && /^\{\d+(,\d*)?\}/.test(src.slice(i))) {
       i++;
       min = number();

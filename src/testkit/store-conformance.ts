@@ -297,7 +297,10 @@ export const STORE_CASES: Readonly<Record<string, StoreCase>> = {
     check(new Set(seen.map((r) => r.runId)).size === seen.length, "no run is listed on two pages");
     const listed = seen.filter((r) => r.runId === newest || ours.includes(r.runId));
     const tied = ours.slice(0, 4).sort((a, b) => (a < b ? -1 : 1));
-    check(listed.map((r) => r.runId).join(",") === [newest, ...tied, ours[4]!].join(","), `runs updated at the same moment are listed by run id, the newer before and the older after them: ${listed.map((r) => r.runId).join(",")}`);
+    check(
+      listed.map((r) => r.runId).join(",") === [newest, ...tied, ours[4]!].join(","),
+      `runs updated at the same moment are listed by run id, the newer before and the older after them: ${listed.map((r) => r.runId).join(",")}`,
+    );
     const title = (runId: RunId) => listed.find((r) => r.runId === runId)?.title;
     check(title(ours[0]!) === "Summarise notes/todo.md", `a string task's title is its first non-empty line, not ${JSON.stringify(title(ours[0]!))}`);
     check(title(ours[1]!) === '{"t":"conformance"}', "a task that is not a string is titled by its JSON");

@@ -104,7 +104,8 @@ export function readArtifactTool(): Tool<{ sha256: string; offset?: number; limi
           });
         }
         const from = a.offset ?? 0;
-        if (from > bytes.length) throw new ToolError(`offset ${from} is past the end of the artifact (${bytes.length} bytes)`, { next: `Call read_artifact with an offset from 0 to ${bytes.length}.` });
+        if (from > bytes.length)
+          throw new ToolError(`offset ${from} is past the end of the artifact (${bytes.length} bytes)`, { next: `Call read_artifact with an offset from 0 to ${bytes.length}.` });
         const want = Math.min(a.limit ?? ARTIFACT_READ_MAX_BYTES, ARTIFACT_READ_MAX_BYTES);
         // Whole characters: a range never starts or ends inside a UTF-8 sequence.
         let start = from;

@@ -49,7 +49,8 @@ export function withheldNotes(w: { denied: number; asked: number }, what: "shown
   const notes: string[] = [];
   const verb = what === "shown" ? "they are not shown" : "they were not searched";
   if (w.denied > 0) notes.push(`[Policy withheld ${count(w.denied, "file")}: ${verb}.]`);
-  if (w.asked > 0) notes.push(`[${count(w.asked, "file")} need${w.asked === 1 ? "s" : ""} an operator's approval to be read, so ${verb}: to read one you know the name of, call read_file with its path.]`);
+  if (w.asked > 0)
+    notes.push(`[${count(w.asked, "file")} need${w.asked === 1 ? "s" : ""} an operator's approval to be read, so ${verb}: to read one you know the name of, call read_file with its path.]`);
   return notes;
 }
 
@@ -91,7 +92,6 @@ export const stat = (diff: string): string => {
 
 /** The "(+3 -1)" a result text carries, for the activity line. */
 export const statOf = (result: JsonValue): string => (typeof result === "string" ? (/\(\+\d+ -\d+\)/.exec(result)?.[0] ?? "") : "");
-
 
 /** The folder list_files and search_files look in, as the resource the run's policy judges: `/` for the whole workspace. */
 export const folderResource =

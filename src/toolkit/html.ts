@@ -3,7 +3,25 @@
  * scripts, styles and comments dropped, block elements become line breaks,
  * links keep their target, entities decoded, whitespace collapsed.
  */
-const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", ndash: "–", mdash: "—", hellip: "…", copy: "©", reg: "®", laquo: "«", raquo: "»", rsquo: "’", lsquo: "‘", rdquo: "”", ldquo: "“" };
+const NAMED: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  ndash: "–",
+  mdash: "—",
+  hellip: "…",
+  copy: "©",
+  reg: "®",
+  laquo: "«",
+  raquo: "»",
+  rsquo: "’",
+  lsquo: "‘",
+  rdquo: "”",
+  ldquo: "“",
+};
 
 /** `text` with HTML character references decoded: numeric ones, and the common named ones (others are left as written; an invalid code point becomes U+FFFD). */
 export function decodeEntities(text: string): string {
@@ -22,7 +40,9 @@ const BLOCK = /^(?:p|div|br|li|ul|ol|tr|table|section|article|header|footer|nav|
 export function htmlToText(html: string): string {
   let s = html
     .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, (m, tag: string) => (tag.toLowerCase() === "head" ? (/<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(m)?.[1] ?? "") + "\n" : " "));
+    .replace(/<(script|style|noscript|template|svg|head)\b[\s\S]*?<\/\1\s*>/gi, (m, tag: string) =>
+      tag.toLowerCase() === "head" ? (/<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(m)?.[1] ?? "") + "\n" : " ",
+    );
   s = s.replace(/<a\b[^>]*\bhref\s*=\s*("([^"]*)"|'([^']*)')[^>]*>([\s\S]*?)<\/a\s*>/gi, (_m, _q, d: string | undefined, sq: string | undefined, inner: string) => {
     const href = (d ?? sq ?? "").trim();
     const text = inner.replace(/<[^>]*>/g, "").trim();

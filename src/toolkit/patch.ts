@@ -210,10 +210,7 @@ function operationOfSection(f: FilePatch): Operation {
   return f.to === null ? "delete" : "write";
 }
 
-export function applyPatchTool(
-  ws: Workspace,
-  options: { root: string; permission: Extract<Permission, "allow" | "ask"> },
-) {
+export function applyPatchTool(ws: Workspace, options: { root: string; permission: Extract<Permission, "allow" | "ask"> }) {
   // Throws the patch's own ToolError: a patch that cannot be read, or names a
   // path outside the workspace, is refused before it is approved.
   const resources = (patch: string): { kind: string; value: string; operation: Operation }[] => {

@@ -55,7 +55,10 @@ export function searchFilesTool(ws: Workspace, root: string) {
       }
       if (!compiled.ok) {
         throw new ToolError(`search_files cannot run this query: it ${compiled.why}`, {
-          next: a.regex === true ? "Search with a regular expression without backreferences or lookaround, or a shorter one; or search for a plain text (regex false) and filter what it finds." : "Search for a shorter part of the text.",
+          next:
+            a.regex === true
+              ? "Search with a regular expression without backreferences or lookaround, or a shorter one; or search for a plain text (regex false) and filter what it finds."
+              : "Search for a shorter part of the text.",
         });
       }
       const re = compiled.pattern;

@@ -75,7 +75,7 @@ function read(cp: number): string {
 function skeleton(text: string, at?: { from: number[]; to: number[] }): string {
   const codes = new Uint16Array(text.length * 2);
   let size = 0;
-  for (let k = 0; k < text.length; ) {
+  for (let k = 0; k < text.length;) {
     const c = text.charCodeAt(k);
     if (c === 0x1b || (c >= 0x90 && c <= 0x9f)) {
       const e = escapeEnd(text, k);
@@ -89,7 +89,7 @@ function skeleton(text: string, at?: { from: number[]; to: number[] }): string {
       const r = c >= 0x41 && c <= 0x5a ? c + 32 : (c >= 0x61 && c <= 0x7a) || (c >= 0x31 && c <= 0x39) || c === 0x5b ? c : c === 0x30 ? 0x6f : 0;
       if (r !== 0) {
         codes[size++] = r;
-        if (at !== undefined) at.from.push(k), at.to.push(k + 1);
+        if (at !== undefined) (at.from.push(k), at.to.push(k + 1));
       }
       k++;
       continue;
@@ -100,7 +100,7 @@ function skeleton(text: string, at?: { from: number[]; to: number[] }): string {
     // A reading is at most a few letters (NFKC of one character); the buffer holds two units per character of the text.
     for (let j = 0; j < r.length && size < codes.length; j++) {
       codes[size++] = r.charCodeAt(j);
-      if (at !== undefined) at.from.push(k), at.to.push(k + n);
+      if (at !== undefined) (at.from.push(k), at.to.push(k + n));
     }
     k += n;
   }

@@ -36,7 +36,10 @@ export function writeFileTool(ws: Workspace, options: { root: string; permission
       once(ws, ctx.idempotencyKey, async () => {
         const path = file(a.path);
         if (a.content.includes("\u0000")) {
-          throw new ToolError(`the content for ${path} looks binary (it contains NUL characters): write_file writes text`, { next: "Write text content only.", recovery: "If the task needs a binary file, stop and say so." });
+          throw new ToolError(`the content for ${path} looks binary (it contains NUL characters): write_file writes text`, {
+            next: "Write text content only.",
+            recovery: "If the task needs a binary file, stop and say so.",
+          });
         }
         const bytes = encodeText(a.content);
         if (bytes.length > FILE_MAX_BYTES) throw tooBig(path, bytes.length);

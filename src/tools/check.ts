@@ -54,7 +54,10 @@ function frame(tool: string, failure: "invalid_json" | "invalid_arguments"): Fra
   }
   return [
     `Error: invalid arguments for ${tool}: `,
-    contractTail(`Call ${tool} again with arguments that match its input schema.`, "Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying."),
+    contractTail(
+      `Call ${tool} again with arguments that match its input schema.`,
+      "Correct only what is listed. If the task cannot be done with arguments this schema accepts, stop and say why instead of retrying.",
+    ),
   ];
 }
 

@@ -162,9 +162,11 @@ export function compileTool<Args = JsonValue>(spec: ToolSpec<Args>): CompiledToo
     fail("TOOL_PREVIEW_INVALID", "preview", `preview must be a function of the arguments, not ${shown(spec.preview)}`);
   }
   const prompt = checkPrompt(spec.prompt, (what) => fail("TOOL_PROMPT_INVALID", "prompt", what));
-  if (spec.activity !== undefined && typeof spec.activity !== "function") fail("TOOL_ACTIVITY_INVALID", "activity", `activity must be a function of the arguments and the result, not ${shown(spec.activity)}`);
+  if (spec.activity !== undefined && typeof spec.activity !== "function")
+    fail("TOOL_ACTIVITY_INVALID", "activity", `activity must be a function of the arguments and the result, not ${shown(spec.activity)}`);
   if (spec.wantsAnswer !== undefined && typeof spec.wantsAnswer !== "boolean") fail("TOOL_WANTS_ANSWER_INVALID", "wantsAnswer", `wantsAnswer must be a boolean, not ${shown(spec.wantsAnswer)}`);
-  if (spec.wantsAnswer === true && spec.permission !== "ask") fail("TOOL_WANTS_ANSWER_INVALID", "wantsAnswer", `a tool that wants a person's answer needs permission "ask", not ${shown(spec.permission)}`);
+  if (spec.wantsAnswer === true && spec.permission !== "ask")
+    fail("TOOL_WANTS_ANSWER_INVALID", "wantsAnswer", `a tool that wants a person's answer needs permission "ask", not ${shown(spec.permission)}`);
   let given = spec.inputSchema;
   if (isStandardSchema(given)) {
     const r = standardJsonSchema(given);

@@ -106,7 +106,10 @@ describe("audit finding 6: OpenAI Responses when the provider fails", () => {
     const t = scripted(endingWith(undefined), endingWith(undefined), endingWith(undefined));
     const agent = openaiAgent({ model: "gpt-mock", transport: t.transport, retry });
     const view: AgentView = { task: "t", tools: [], transcript: [{ type: "task", task: "t" }], step: 1 };
-    const failure: unknown = await agent.decide(view, { signal: new AbortController().signal }).then(() => "answered", (e: unknown) => e);
+    const failure: unknown = await agent.decide(view, { signal: new AbortController().signal }).then(
+      () => "answered",
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(AgentError);
     expect(failure).toMatchObject({ retryable: true, message: "openai: the stream ended before the response was complete; gave up after 3 attempts: the run waits to be resumed" });
   });

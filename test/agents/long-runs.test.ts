@@ -92,7 +92,7 @@ describe("requests built incrementally", () => {
     const out: TranscriptItem[][] = [[...t]];
     for (let s = 1; s <= steps; s++) {
       const n = 1 + Math.floor(r() * 3);
-      const calls = Array.from({ length: n }, (_, k) => ({ callId: `c${s}_${k}` as never, name: "read_file", args: JSON.stringify({ path: `f${k}.md`, q: "\"quoted\"\n" }) }));
+      const calls = Array.from({ length: n }, (_, k) => ({ callId: `c${s}_${k}` as never, name: "read_file", args: JSON.stringify({ path: `f${k}.md`, q: '"quoted"\n' }) }));
       t.push({ type: "decision", step: s, decision: { kind: "calls", calls, ...(r() < 0.3 ? { text: "thinking \u0000 about it" } : {}) } });
       for (const c of calls) {
         const kind = r();
@@ -101,7 +101,12 @@ describe("requests built incrementally", () => {
           step: s,
           callId: c.callId,
           name: c.name,
-          observation: kind < 0.6 ? { type: "result", content: r() < 0.5 ? "text \ud800 lone" : { ok: true, n: s } } : kind < 0.8 ? { type: "tool_error", failure: "error", error: "Error: no" } : { type: "denied", error: "Error: denied" },
+          observation:
+            kind < 0.6
+              ? { type: "result", content: r() < 0.5 ? "text \ud800 lone" : { ok: true, n: s } }
+              : kind < 0.8
+                ? { type: "tool_error", failure: "error", error: "Error: no" }
+                : { type: "denied", error: "Error: denied" },
         });
       }
       if (r() < 0.1) t.splice(1, 0, { type: "summary", text: `Summary before step ${s}`, steps: { from: 1, to: s - 1 } });
@@ -135,8 +140,22 @@ describe("requests built incrementally", () => {
 
 describe("a provider's context length exceeded", () => {
   const bodies = {
-    responses: JSON.stringify({ error: { message: "Your input exceeds the context window of this model. Please adjust your input and try again.", type: "invalid_request_error", param: "input", code: "context_length_exceeded" } }),
-    chat: JSON.stringify({ error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130012 tokens. Please reduce the length of the messages.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }),
+    responses: JSON.stringify({
+      error: {
+        message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
+        type: "invalid_request_error",
+        param: "input",
+        code: "context_length_exceeded",
+      },
+    }),
+    chat: JSON.stringify({
+      error: {
+        message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130012 tokens. Please reduce the length of the messages.",
+        type: "invalid_request_error",
+        param: "messages",
+        code: "context_length_exceeded",
+      },
+    }),
     anthropic: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 215000 tokens > 200000 maximum" }, request_id: "req_011mock" }),
   };
   const variants = [
@@ -163,7 +182,9 @@ describe("a provider's context length exceeded", () => {
       const none = await drive(make(server.url)).start("t");
       expect(none.status).toBe("failed");
       expect(none.failure!.reason).toBe("context_exceeded");
-      expect(none.failure!.detail).toMatch(/passed the model's context window: HTTP 400 invalid_request_error: .*; give the driver a context budget \(createDriver\(\{ context: \{ budgetTokens \} \}\)\) to compact the transcript$/);
+      expect(none.failure!.detail).toMatch(
+        /passed the model's context window: HTTP 400 invalid_request_error: .*; give the driver a context budget \(createDriver\(\{ context: \{ budgetTokens \} \}\)\) to compact the transcript$/,
+      );
       server.answer(answer({ calls: [big] }), { status: 400, body }, { status: 400, body });
       const still = await drive(make(server.url), { context: { budgetTokens: 100_000 } }).start("t");
       expect(still.failure!.reason).toBe("context_exceeded");
@@ -176,8 +197,13 @@ describe("three adapter details found by replaying captured streams", () => {
   it("Anthropic: a refusal carries the model's explanation (stop_details.explanation), streamed or whole", async () => {
     const explanation = "This request asks for instructions to build a weapon.";
     const whole = { ...anthropicObject({ stop: "refusal" }), stop_details: { type: "refusal", explanation } };
-    const stream = anthropicStream({ stop: "refusal" }).map((c) => (c.includes("message_delta") ? c.replace('"stop_sequence":null', `"stop_sequence":null,"stop_details":${JSON.stringify({ type: "refusal", explanation })}`) : c));
-    for (const [stream_, a] of [[false, { body: JSON.stringify(whole) }], [true, { chunks: stream }]] as const) {
+    const stream = anthropicStream({ stop: "refusal" }).map((c) =>
+      c.includes("message_delta") ? c.replace('"stop_sequence":null', `"stop_sequence":null,"stop_details":${JSON.stringify({ type: "refusal", explanation })}`) : c,
+    );
+    for (const [stream_, a] of [
+      [false, { body: JSON.stringify(whole) }],
+      [true, { chunks: stream }],
+    ] as const) {
       server.answer(a);
       const outcome = await drive(anthropicAgent({ apiKey: KEY, model: "claude-mock", baseUrl: server.url, stream: stream_, retry })).start("t");
       expect(outcome.failure).toEqual({ reason: "agent_error", detail: `anthropic: the model refused: ${explanation}` });
@@ -199,7 +225,12 @@ describe("three adapter details found by replaying captured streams", () => {
   });
 
   it("OpenAI Responses: a commentary-phase message is progress, and the final output is the final answer", async () => {
-    const o = { phases: [{ phase: "commentary", text: "Looking at the notes first." }, { phase: "final_answer", text: "The notes say hello." }] };
+    const o = {
+      phases: [
+        { phase: "commentary", text: "Looking at the notes first." },
+        { phase: "final_answer", text: "The notes say hello." },
+      ],
+    };
     for (const a of [{ body: JSON.stringify(responsesObject(o)) }, { chunks: responsesStream(o) }]) {
       server.answer(a);
       const progress: AgentProgress[] = [];

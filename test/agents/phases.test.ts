@@ -26,7 +26,14 @@ async function run(first: Parameters<typeof responsesObject>[0], stream: boolean
   const answer = (o: Parameters<typeof responsesObject>[0]) => (stream ? { chunks: responsesStream(o) } : { body: JSON.stringify(responsesObject(o)) });
   server.answer(answer(first), answer({ text: "after the call" }));
   const progress: AgentProgress[] = [];
-  const driver = createDriver({ agent: openaiAgent({ apiKey: "sk-test-0123456789abcdef", model: "gpt-mock", baseUrl: server.url, stream, retry }), tools: [look], clock: manualClock(), ids: sequentialIds(), store: memoryStore(), onProgress: (_r, _s, p) => void (p.type === "tool" || progress.push(p)) });
+  const driver = createDriver({
+    agent: openaiAgent({ apiKey: "sk-test-0123456789abcdef", model: "gpt-mock", baseUrl: server.url, stream, retry }),
+    tools: [look],
+    clock: manualClock(),
+    ids: sequentialIds(),
+    store: memoryStore(),
+    onProgress: (_r, _s, p) => void (p.type === "tool" || progress.push(p)),
+  });
   const outcome = await driver.start("t");
   const decided = (await driver.events(outcome.runId)).filter((e): e is Extract<JournalEvent, { type: "step.decided" }> => e.type === "step.decided");
   return { outcome, first: decided[0]!.decision, progress, requests: server.requests };
@@ -70,7 +77,8 @@ describe("the page", () => {
     const { readFileSync } = await import("node:fs");
     const page = readFileSync("docs/models.md", "utf8");
     expect(page).toContain("A message in the **commentary phase is progress, not\noutput**");
-    for (const row of ["| commentary and a final answer, no call |", "| commentary only, no call |", "| commentary beside calls, no final answer |", "| commentary and a final answer beside calls |"]) expect(page).toContain(row);
+    for (const row of ["| commentary and a final answer, no call |", "| commentary only, no call |", "| commentary beside calls, no final answer |", "| commentary and a final answer beside calls |"])
+      expect(page).toContain(row);
     expect(readFileSync("README.md", "utf8")).toContain("[docs/models.md](docs/models.md)");
   });
 });

@@ -40,7 +40,12 @@ const VARIANTS: Variant[] = [
     make: (url, extra = {}) => openaiAgent({ apiKey: KEY, model: "gpt-mock", baseUrl: url, instructions: "Be brief.", retry, ...extra }),
     stream: (o) => responsesStream(o),
     whole: (o) => JSON.stringify(responsesObject(o)),
-    error: (status, message) => openaiErrorBody(status === 429 ? "requests" : status >= 500 ? "server_error" : status === 401 ? "invalid_request_error" : "invalid_request_error", message, status === 401 ? "invalid_api_key" : null),
+    error: (status, message) =>
+      openaiErrorBody(
+        status === 429 ? "requests" : status >= 500 ? "server_error" : status === 401 ? "invalid_request_error" : "invalid_request_error",
+        message,
+        status === 401 ? "invalid_api_key" : null,
+      ),
     errorType: (status) => (status === 429 ? "requests" : status >= 500 ? "server_error" : "invalid_request_error"),
   },
   {
@@ -58,7 +63,11 @@ const VARIANTS: Variant[] = [
     make: (url, extra = {}) => anthropicAgent({ apiKey: KEY, model: "claude-mock", baseUrl: url, system: "Be brief.", retry, ...extra }),
     stream: (o) => (o.refusal !== undefined ? anthropicStream({ text: o.refusal, stop: "refusal" }) : anthropicStream(o)),
     whole: (o) => JSON.stringify(o.refusal !== undefined ? anthropicObject({ text: o.refusal, stop: "refusal" }) : anthropicObject(o)),
-    error: (status, message) => anthropicErrorBody(status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : status === 401 ? "authentication_error" : "invalid_request_error", message),
+    error: (status, message) =>
+      anthropicErrorBody(
+        status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : status === 401 ? "authentication_error" : "invalid_request_error",
+        message,
+      ),
     errorType: (status) => (status === 429 ? "rate_limit_error" : status >= 500 ? "api_error" : "invalid_request_error"),
   },
 ];
@@ -101,9 +110,19 @@ describe.each(VARIANTS)("$name", (v) => {
       { kind: "calls", calls: [{ callId: "call_1", name: "read_file", args: '{"path":"notes.md"}' }], text: "Let me read." },
       { kind: "final", output: "The notes say hello." },
     ]);
-    expect(progress.filter((p) => p.type === "text").map((p) => (p as { delta: string }).delta).join("")).toBe("Let me read.The notes say hello.");
+    expect(
+      progress
+        .filter((p) => p.type === "text")
+        .map((p) => (p as { delta: string }).delta)
+        .join(""),
+    ).toBe("Let me read.The notes say hello.");
     expect(progress.some((p) => p.type === "call" && p.name === "read_file")).toBe(true);
-    expect(progress.filter((p) => p.type === "call").map((p) => (p as { argsDelta: string }).argsDelta).join("")).toBe('{"path":"notes.md"}');
+    expect(
+      progress
+        .filter((p) => p.type === "call")
+        .map((p) => (p as { argsDelta: string }).argsDelta)
+        .join(""),
+    ).toBe('{"path":"notes.md"}');
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests;
     if (v.provider === "openai") expect(first!.headers["authorization"]).toBe(`Bearer ${KEY}`);
@@ -172,7 +191,11 @@ describe.each(VARIANTS)("$name", (v) => {
   });
 
   it("turns malformed arguments into an invalid_decision the model corrects", async () => {
-    server.answer({ chunks: v.stream({ calls: [{ id: "call_1", name: "read_file", args: '{"path": "notes.md"' }] }) }, { chunks: v.stream({ calls: [call1] }) }, { chunks: v.stream({ text: "hello" }) });
+    server.answer(
+      { chunks: v.stream({ calls: [{ id: "call_1", name: "read_file", args: '{"path": "notes.md"' }] }) },
+      { chunks: v.stream({ calls: [call1] }) },
+      { chunks: v.stream({ text: "hello" }) },
+    );
     const driver = driverFor(v.make(server.url));
     const outcome = await driver.start("t");
     expect(outcome).toMatchObject({ status: "completed", output: "hello" });
@@ -243,7 +266,13 @@ const EXPECTED_SECOND: Record<string, unknown> = {
     system: "Be brief.",
     messages: [
       { role: "user", content: [{ type: "text", text: "Summarise notes.md" }] },
-      { role: "assistant", content: [{ type: "text", text: "Let me read." }, { type: "tool_use", id: "call_1", name: "read_file", input: { path: "notes.md" } }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Let me read." },
+          { type: "tool_use", id: "call_1", name: "read_file", input: { path: "notes.md" } },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "hello" }] },
     ],
     tools: [{ name: "read_file", description: "Read a file.", input_schema: TOOL_SCHEMA }],

@@ -53,7 +53,9 @@ describe("recordingAgent and replayAgent", () => {
 
     const drifted = await run(replayAgent(loaded), "Read a text file.");
     expect(drifted.outcome.status).toBe("failed");
-    expect(drifted.outcome.failure?.detail).toBe('replay drift: request 1 is not in the recording; first difference at $request.body.tools[0].description: recorded "Read a file.", now "Read a text file."');
+    expect(drifted.outcome.failure?.detail).toBe(
+      'replay drift: request 1 is not in the recording; first difference at $request.body.tools[0].description: recorded "Read a file.", now "Read a text file."',
+    );
   });
 
   it("throws a ReplayDriftError naming the field, to a caller of decide", async () => {

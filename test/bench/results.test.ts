@@ -13,7 +13,11 @@ const figures = [result("a.ok", "a ratio", 0.4, "<= 0.5", { spread: [0.38, 0.45]
 
 describe("bench results", () => {
   it("a partial or quick run writes quick.json and leaves latest.json and RESULTS.md alone", () => {
-    for (const options of [{ quick: true, full: true }, { quick: false, full: false }, { quick: true, full: false }]) {
+    for (const options of [
+      { quick: true, full: true },
+      { quick: false, full: false },
+      { quick: true, full: false },
+    ]) {
       const dir = mkdtempSync(join(tmpdir(), "isoagent-bench-"));
       expect(writeResults(figures, { ...options, dir })).toBe(`${dir}/results/quick.json`);
       expect(existsSync(`${dir}/results/latest.json`)).toBe(false);
@@ -24,7 +28,12 @@ describe("bench results", () => {
 
   it("a full run writes the committed files, with each figure's spread and the load", () => {
     const dir = mkdtempSync(join(tmpdir(), "isoagent-bench-"));
-    expect(writeResults(figures.map((r) => ({ ...r, load: { start: 0.5, end: 1.25 } })), { quick: false, full: true, dir })).toBe(`${dir}/results/latest.json`);
+    expect(
+      writeResults(
+        figures.map((r) => ({ ...r, load: { start: 0.5, end: 1.25 } })),
+        { quick: false, full: true, dir },
+      ),
+    ).toBe(`${dir}/results/latest.json`);
     const table = readFileSync(`${dir}/RESULTS.md`, "utf8");
     expect(table).toContain("| a.ok | a ratio | 0.4 | 0.38–0.45 | <= 0.5 | yes | 0.5 → 1.25 |");
     expect(table).toContain("| b.missed | b ratio | 2 |  | >= 5 | **no** | 0.5 → 1.25 |");

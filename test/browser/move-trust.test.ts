@@ -9,7 +9,15 @@ import { idbStore } from "../../adapters/idb/index.js";
 import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, type Tool } from "../../src/index.js";
 import { generateBundleKey, localPlace, movable, moveRun, signingKey, toolShapes, trustedKeys } from "../../src/move/index.js";
 
-const write = defineTool<{ path: string }>({ name: "write", description: "Write.", inputSchema: strictObject({ path: string() }), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;
+const write = defineTool<{ path: string }>({
+  name: "write",
+  description: "Write.",
+  inputSchema: strictObject({ path: string() }),
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 1000,
+  call: () => "ok",
+}) as Tool<never, unknown>;
 const agent = () => scriptedAgent([calls(call("write", { path: "a" })), final("done")]);
 const policy = rulesPolicy([{ tool: "write", permission: "ask" }]);
 
@@ -26,7 +34,11 @@ describe("bundle keys and handovers in Chromium", () => {
         const tab = idbStore({ name });
         try {
           const keys = trusted ? { trusted: await trustedKeys([pair.publicJwk]) } : {};
-          const moved = await moveRun(runId, localPlace(source, { name: "edge", tools: toolShapes([write]), keys: { signing: await signingKey(pair.privateJwk) } }), localPlace(tab, { name: "tab", tools: toolShapes([write]), keys }));
+          const moved = await moveRun(
+            runId,
+            localPlace(source, { name: "edge", tools: toolShapes([write]), keys: { signing: await signingKey(pair.privateJwk) } }),
+            localPlace(tab, { name: "tab", tools: toolShapes([write]), keys }),
+          );
           expect([trusted, moved.completed.reopened]).toEqual([trusted, trusted ? 0 : 1]);
           const here = createDriver({ store: tab, owner: "tab", agent: agent(), tools: [write], policy });
           expect([trusted, (await here.resume(runId)).status]).toEqual([trusted, trusted ? "completed" : "waiting"]);

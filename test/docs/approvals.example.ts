@@ -10,31 +10,37 @@ import { lineDiff } from "../../src/tools/index.js";
 
 const files = new Map([["notes.md", "- milk\n"]]);
 const writeFile = defineTool({
-  name: "write_file", description: "Write a text file.", sideEffect: "local_mutation", permission: "ask", timeoutMs: 10_000,
+  name: "write_file",
+  description: "Write a text file.",
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 10_000,
   inputSchema: strictObject({ path: string(), content: string() }),
   resources: (a) => [{ kind: "path", value: a.path }],
-  preview: (a) => lineDiff(a.path, files.get(a.path), a.content),   // shown to the operator, covered by the hash
+  preview: (a) => lineDiff(a.path, files.get(a.path), a.content), // shown to the operator, covered by the hash
   call: (a) => void files.set(a.path, a.content),
 });
 const driver = createDriver({
-  store: memoryStore(), tools: [writeFile], policyVersion: "v1",
+  store: memoryStore(),
+  tools: [writeFile],
+  policyVersion: "v1",
   agent: scriptedAgent([calls(call("write_file", { path: "notes.md", content: "- oat milk\n" })), final("done")]),
 });
 
-const outcome = await driver.start("tidy the notes");   // outcome.status === "waiting"
+const outcome = await driver.start("tidy the notes"); // outcome.status === "waiting"
 const [a] = outcome.approvals;
-a!.request.tool;            // "write_file"
-a!.request.args;            // { path: "notes.md", content: "- oat milk\n" }
-a!.request.resources;       // [{ kind: "path", value: "notes.md" }]
-a!.request.preview;         // "--- a/notes.md\n+++ b/notes.md\n..." (the tool's preview)
-a!.request.policyVersion;   // "v1"
+a!.request.tool; // "write_file"
+a!.request.args; // { path: "notes.md", content: "- oat milk\n" }
+a!.request.resources; // [{ kind: "path", value: "notes.md" }]
+a!.request.preview; // "--- a/notes.md\n+++ b/notes.md\n..." (the tool's preview)
+a!.request.policyVersion; // "v1"
 
 // An answer quotes the hash of the request it answers; any other is refused.
 const wrong = await driver.approve(outcome.runId, a!.approvalId, { requestHash: "0".repeat(64), by: "ana" }).catch((e: unknown) => e);
-isIsoagentError(wrong, "APPROVAL_HASH_MISMATCH");   // true
+isIsoagentError(wrong, "APPROVAL_HASH_MISMATCH"); // true
 
 await driver.deny(outcome.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana", reason: "keep cow's milk" });
-const after = await driver.resume(outcome.runId);   // "completed": the agent was told, and answered
+const after = await driver.resume(outcome.runId); // "completed": the agent was told, and answered
 // DOCS: end
 
 assert.equal(outcome.status, "waiting");

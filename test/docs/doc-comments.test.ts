@@ -121,9 +121,17 @@ describe("doc comments on the public API (issue 27 finding 7)", () => {
 
   it("every entry of package.json with types is checked, the adapters' under their own build config", () => {
     const names = entries.map((e) => e.name);
-    for (const n of ["isoagent", "isoagent/store", "isoagent/durable-object", "isoagent/mcp/stdio", "isoagent/toolkit/bash/node", "isoagent/toolkit/bash/web", "isoagent/idb"]) expect(names).toContain(n);
+    for (const n of ["isoagent", "isoagent/store", "isoagent/durable-object", "isoagent/mcp/stdio", "isoagent/toolkit/bash/node", "isoagent/toolkit/bash/web", "isoagent/idb"])
+      expect(names).toContain(n);
     const configs = buildConfigs();
-    const configFile = (name: string): string => relative(root, configOf(entries.find((e) => e.name === name)!, configs).options.configFilePath as string);
+    const configFile = (name: string): string =>
+      relative(
+        root,
+        configOf(
+          entries.find((e) => e.name === name)!,
+          configs,
+        ).options.configFilePath as string,
+      );
     expect(configFile("isoagent/durable-object")).toBe("adapters/durable-object/tsconfig.build.json");
     expect(configFile("isoagent/mcp/stdio")).toBe("adapters/mcp-stdio/tsconfig.build.json");
     expect(configFile("isoagent/toolkit/bash/node")).toBe("adapters/bash-node/tsconfig.build.json");

@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
 
 const page = readFileSync(new URL("../../docs/entries.md", import.meta.url), "utf8");
 const exports = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> }).exports;
-const names = Object.keys(exports).filter((s) => s !== "./package.json").map((s) => (s === "." ? "isoagent" : `isoagent/${s.slice(2)}`));
+const names = Object.keys(exports)
+  .filter((s) => s !== "./package.json")
+  .map((s) => (s === "." ? "isoagent" : `isoagent/${s.slice(2)}`));
 
 /** The guide table's rows: entry -> the pages it links. */
 function guides(markdown: string): Map<string, string[]> {
@@ -17,7 +19,10 @@ function guides(markdown: string): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const m of table.matchAll(/^\| `([^`]+)` \| (.+) \|$/gm)) {
     if (rows.has(m[1]!)) throw new Error(`${m[1]} is listed twice`);
-    rows.set(m[1]!, [...m[2]!.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((l) => l[1]!));
+    rows.set(
+      m[1]!,
+      [...m[2]!.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)].map((l) => l[1]!),
+    );
   }
   return rows;
 }

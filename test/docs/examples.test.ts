@@ -87,8 +87,12 @@ describe("the docs' example programs run", () => {
     globalThis.fetch = fetch;
   });
   for (const p of programs.filter((f) => f.endsWith(".example.ts"))) {
-    it(relative(root, p), async () => {
-      await import(pathToFileURL(p).href);
-    }, scaled(30_000));
+    it(
+      relative(root, p),
+      async () => {
+        await import(pathToFileURL(p).href);
+      },
+      scaled(30_000),
+    );
   }
 });

@@ -9,8 +9,8 @@ import { checkArgs } from "../../src/tools/index.js";
 // DOCS: begin
 const read = strictObject({ path: string(), limit: integer(), mode: enumOf(["head", "tail"]) }, ["path"]);
 // SchemaType<typeof read>: { path: string; limit?: number; mode?: "head" | "tail" }: a property left out of `required` is optional
-const rows = array(nullable(number()));      // (number | null)[]
-const query = object({ query: string() });   // { query: string } & { [key: string]: JsonValue }: other properties allowed
+const rows = array(nullable(number())); // (number | null)[]
+const query = object({ query: string() }); // { query: string } & { [key: string]: JsonValue }: other properties allowed
 // DOCS: end
 
 expectTypeOf<SchemaType<typeof read>>().toEqualTypeOf<{ path: string; limit?: number; mode?: "head" | "tail" }>();
@@ -46,38 +46,38 @@ import { allOf, rulesPolicy, workspacePolicy } from "../../src/index.js";
 
 const policy = allOf(
   workspacePolicy({
-    deny: ["**/.env", "secrets/**"],          // workspace-relative path globs
+    deny: ["**/.env", "secrets/**"], // workspace-relative path globs
     ask: ["package.json"],
-    grants: [                                 // the allowlist for what changes things or reaches out
+    grants: [
+      // the allowlist for what changes things or reaches out
       { operation: ["write", "delete"], match: "docs/**" },
       { operation: "network", match: "api.example.com" },
     ],
     askForSideEffects: ["remote_mutation", "destructive"],
-    requireCommandApproval: true,             // a command resource asks; it grants nothing by itself
+    requireCommandApproval: true, // a command resource asks; it grants nothing by itself
   }),
   rulesPolicy([{ tool: "http_*", resource: { kind: "host", match: "*.internal" }, permission: "deny" }]),
 );
 // DOCS: end
 
 type Resource = PolicyRequest["resources"][number];
-const ask = (tool: string, sideEffect: PolicyRequest["sideEffect"], ...resources: Resource[]) =>
-  policy({ tool, sideEffect, args: {}, resources }).permission;
+const ask = (tool: string, sideEffect: PolicyRequest["sideEffect"], ...resources: Resource[]) => policy({ tool, sideEffect, args: {}, resources }).permission;
 const path = (value: string): Resource => ({ kind: "path", value });
 
-assert.equal(ask("read_file", "read_only", path("notes.md")), "allow");             // reads are not grant-checked
+assert.equal(ask("read_file", "read_only", path("notes.md")), "allow"); // reads are not grant-checked
 assert.equal(ask("read_file", "read_only", path("app/.env")), "deny");
 assert.equal(ask("read_file", "read_only", path("secrets/key.pem")), "deny");
 assert.equal(ask("read_file", "read_only", path("package.json")), "ask");
-assert.equal(ask("read_file", "read_only", path("../etc/passwd")), "deny");           // outside the workspace
+assert.equal(ask("read_file", "read_only", path("../etc/passwd")), "deny"); // outside the workspace
 assert.equal(ask("read_file", "read_only", path("/etc/passwd")), "deny");
-assert.equal(ask("write_file", "local_mutation", path("docs/a.md")), "allow");       // granted
-assert.equal(ask("write_file", "local_mutation", path("src/a.ts")), "deny");         // no grant
-assert.equal(ask("write_file", "local_mutation", path("docs/.env")), "deny");        // deny wins over a grant
+assert.equal(ask("write_file", "local_mutation", path("docs/a.md")), "allow"); // granted
+assert.equal(ask("write_file", "local_mutation", path("src/a.ts")), "deny"); // no grant
+assert.equal(ask("write_file", "local_mutation", path("docs/.env")), "deny"); // deny wins over a grant
 assert.equal(ask("http_fetch", "read_only", { kind: "host", value: "api.example.com" }), "allow");
 assert.equal(ask("http_fetch", "read_only", { kind: "host", value: "example.org" }), "deny");
-assert.equal(ask("http_post", "remote_mutation", { kind: "host", value: "api.example.com" }), "ask");   // askForSideEffects
-assert.equal(ask("http_fetch", "read_only", { kind: "host", value: "db.internal" }), "deny");          // the rule
-assert.equal(ask("bash", "local_mutation", { kind: "command", value: "ls" }), "deny");                  // no execute grant
+assert.equal(ask("http_post", "remote_mutation", { kind: "host", value: "api.example.com" }), "ask"); // askForSideEffects
+assert.equal(ask("http_fetch", "read_only", { kind: "host", value: "db.internal" }), "deny"); // the rule
+assert.equal(ask("bash", "local_mutation", { kind: "command", value: "ls" }), "deny"); // no execute grant
 // A command that is granted still asks (requireCommandApproval).
 const commands = workspacePolicy({ grants: [{ operation: "execute", match: "*" }], requireCommandApproval: true });
 assert.equal(commands({ tool: "bash", sideEffect: "local_mutation", args: {}, resources: [{ kind: "command", value: "ls" }] }).permission, "ask");

@@ -11,7 +11,11 @@ const writeFile = (path: string, content: string) => (files.set(path, content), 
 import { lineDiff } from "../../src/tools/index.js";
 
 const write = defineTool({
-  name: "write_file", description: "Write a text file.", sideEffect: "local_mutation", permission: "ask", timeoutMs: 10_000,
+  name: "write_file",
+  description: "Write a text file.",
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 10_000,
   inputSchema: strictObject({ path: string(), content: string() }),
   preview: (a) => lineDiff(a.path, readFile(a.path), a.content), // readFile: undefined for a new file (--- /dev/null)
   call: (a) => writeFile(a.path, a.content),
@@ -23,10 +27,10 @@ const driver = createDriver({ tools: [write], agent });
 const { runId, status } = await driver.start("update the notes");
 assert.equal(status, "waiting");
 const asked = pendingApprovals(await driver.state(runId));
-assert.deepEqual(asked.map((a) => a.request.preview), [
-  "--- a/notes/todo.md\n+++ b/notes/todo.md\n@@ -1 +1,2 @@\n - milk\n+- eggs\n",
-  "--- /dev/null\n+++ b/notes/new.md\n@@ -0,0 +1 @@\n+hello\n",
-]);
+assert.deepEqual(
+  asked.map((a) => a.request.preview),
+  ["--- a/notes/todo.md\n+++ b/notes/todo.md\n@@ -1 +1,2 @@\n - milk\n+- eggs\n", "--- /dev/null\n+++ b/notes/new.md\n@@ -0,0 +1 @@\n+hello\n"],
+);
 for (const a of asked) await driver.approve(runId, a.approvalId, { requestHash: a.requestHash, by: "ana" });
 assert.equal((await driver.resume(runId)).status, "completed");
 assert.equal(files.get("notes/new.md"), "hello\n");

@@ -6,10 +6,13 @@ import assert from "node:assert/strict";
 import { call, calls, defineTool, final, memoryStore, strictObject, type Agent, type JournalEvent } from "../../src/index.js";
 
 const store = memoryStore();
-const report = (step: number) => `report ${step}: ${"x".repeat(40_000)}`;   // about 10,000 tokens each
+const report = (step: number) => `report ${step}: ${"x".repeat(40_000)}`; // about 10,000 tokens each
 const tools = [
   defineTool({
-    name: "fetch_report", description: "Fetch a report.", sideEffect: "read_only", timeoutMs: 5_000,
+    name: "fetch_report",
+    description: "Fetch a report.",
+    sideEffect: "read_only",
+    timeoutMs: 5_000,
     inputSchema: strictObject({}),
     call: (_args, ctx) => report(ctx.step),
   }),
@@ -33,8 +36,9 @@ import { createDriver, trimContext } from "../../src/index.js";
 import { readArtifactTool } from "../../src/toolkit/index.js";
 
 const driver = createDriver({
-  agent, store,
-  tools: [...tools, readArtifactTool()],          // lets the model read an elided output back
+  agent,
+  store,
+  tools: [...tools, readArtifactTool()], // lets the model read an elided output back
   context: { budgetTokens: 100_000, strategy: trimContext({ keepRecent: 4 }) },
 });
 // DOCS: end
@@ -48,4 +52,7 @@ assert.equal(compactions[0]!.strategy, "trim");
 assert(compactions[0]!.tokens.before > 100_000);
 assert(compactions[0]!.tokens.after <= 60_000, "down to 60% of the budget");
 assert.match(readBack, /^report \d+: x{10,11}\n\[Bytes 0-20 of 400\d\d shown\. To read on, call read_artifact with offset 20\.\]$/);
-assert.match(JSON.stringify(compactions[0]), /\[Elided to stay within the context budget: this output \(40,01\d bytes\) is kept as artifact sha256:[0-9a-f]{64}; call read_artifact with that sha256 to read it again\.\]/);
+assert.match(
+  JSON.stringify(compactions[0]),
+  /\[Elided to stay within the context budget: this output \(40,01\d bytes\) is kept as artifact sha256:[0-9a-f]{64}; call read_artifact with that sha256 to read it again\.\]/,
+);

@@ -7,11 +7,37 @@ import { bareContext } from "../mcp/helpers/run.js";
 
 const operatorToken = "an-operator-token-of-32-characters-or-more";
 const agentToken = "an-agent-token-of-32-characters-or-more-too";
-const notes = new Map([["notes/todo.md", "- milk\n"], ["secret/keys.md", "hunter2\n"]]);
-const searchNotes = defineTool({ name: "search_notes", description: "Searches the notes.", sideEffect: "read_only", timeoutMs: 1000, inputSchema: strictObject({ q: string() }), call: (a) => [...notes.keys()].filter((p) => notes.get(p)!.includes(a.q)) });
-const readFile = defineTool({ name: "read_file", description: "Reads a note.", sideEffect: "read_only", timeoutMs: 1000, inputSchema: strictObject({ path: string() }), resources: (a) => [{ kind: "path", value: a.path }], call: (a) => notes.get(a.path) ?? "no such note" });
+const notes = new Map([
+  ["notes/todo.md", "- milk\n"],
+  ["secret/keys.md", "hunter2\n"],
+]);
+const searchNotes = defineTool({
+  name: "search_notes",
+  description: "Searches the notes.",
+  sideEffect: "read_only",
+  timeoutMs: 1000,
+  inputSchema: strictObject({ q: string() }),
+  call: (a) => [...notes.keys()].filter((p) => notes.get(p)!.includes(a.q)),
+});
+const readFile = defineTool({
+  name: "read_file",
+  description: "Reads a note.",
+  sideEffect: "read_only",
+  timeoutMs: 1000,
+  inputSchema: strictObject({ path: string() }),
+  resources: (a) => [{ kind: "path", value: a.path }],
+  call: (a) => notes.get(a.path) ?? "no such note",
+});
 const policy = rulesPolicy([{ resource: { kind: "path", match: "secret/**" }, permission: "deny" }]);
-const writeNote = defineTool({ name: "write_note", description: "Writes a note.", sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, inputSchema: strictObject({ path: string() }), call: () => "written" });
+const writeNote = defineTool({
+  name: "write_note",
+  description: "Writes a note.",
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 1000,
+  inputSchema: strictObject({ path: string() }),
+  call: () => "written",
+});
 const driver = createDriver({ store: memoryStore(), agent: scriptedAgent([calls(call("write_note", { path: "notes/new.md" })), final("done")]), tools: [writeNote] });
 
 // DOCS: begin
@@ -21,14 +47,15 @@ import { mcpServer } from "../../src/mcp/index.js";
 const backend = driverBackend(driver);
 const app = createHttpApp({
   backend,
-  tokens: () => [operatorToken],        // both scopes
-  runTokens: () => [agentToken],        // create and read runs only
+  tokens: () => [operatorToken], // both scopes
+  runTokens: () => [agentToken], // create and read runs only
   mcp: mcpServer({ tools: [searchNotes, readFile], policy, runs: backend }),
 });
 // POST /mcp, behind the same bearer tokens; on Workers: workerApp(env, { mcp: (backend) => mcpRunsServer(backend) })
 // DOCS: end
 
-const as = (token: string) => connectMcp({ url: "http://localhost/mcp", http: { headers: { authorization: `Bearer ${token}` }, fetch: (url, init) => app.request(url, init as RequestInit) as never } });
+const as = (token: string) =>
+  connectMcp({ url: "http://localhost/mcp", http: { headers: { authorization: `Bearer ${token}` }, fetch: (url, init) => app.request(url, init as RequestInit) as never } });
 const outcome = (p: Promise<unknown>) => p.then(String, (e: Error) => `refused: ${e.message}`);
 
 assert.equal((await app.request("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status, 401);

@@ -33,11 +33,15 @@ globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   const chunks = url.endsWith("/responses") ? responsesStream({ text: "Tidied." }) : url.endsWith("/chat/completions") ? chatStream({ text: "Tidied." }) : anthropicStream({ text: "Tidied." });
   return new Response(chunks.join(""), { headers: { "content-type": "text/event-stream" } });
 }) as typeof fetch;
-process.chdir(mkdtempSync(join(tmpdir(), "isoagent-models-")));   // where run.recording.json is written
+process.chdir(mkdtempSync(join(tmpdir(), "isoagent-models-"))); // where run.recording.json is written
 
 // DOCS: begin
 const writeFile = defineTool({
-  name: "write_file", description: "Write a file.", sideEffect: "local_mutation", permission: "ask", timeoutMs: 10_000,
+  name: "write_file",
+  description: "Write a file.",
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 10_000,
   inputSchema: z.strictObject({ path: z.string().min(1), content: z.string() }),
   call: (args) => write(args.path, args.content), // args: { path: string; content: string }
 });
@@ -45,7 +49,7 @@ const writeFile = defineTool({
 
 expectTypeOf(writeFile.call).parameter(0).toEqualTypeOf<{ path: string; content: string }>();
 assert.equal(checkArgs(writeFile, '{"path":"a.md","content":"x"}').valid, true);
-assert.equal(checkArgs(writeFile, '{"path":"","content":"x"}').valid, false);      // .min(1), as JSON Schema's minLength
+assert.equal(checkArgs(writeFile, '{"path":"","content":"x"}').valid, false); // .min(1), as JSON Schema's minLength
 assert.equal(checkArgs(writeFile, '{"path":"a.md","content":"x","mode":1}').valid, false); // strict: no other property
 const tools = [writeFile];
 

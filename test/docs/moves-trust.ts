@@ -8,7 +8,11 @@ import { generateBundleKey, localPlace, moveRun, placeKeys, toolShapes, type Pla
 
 const written: string[] = [];
 const writeFile = defineTool({
-  name: "write_file", description: "Write a text file.", sideEffect: "local_mutation", permission: "ask", timeoutMs: 10_000,
+  name: "write_file",
+  description: "Write a text file.",
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 10_000,
   inputSchema: strictObject({ path: string(), content: string() }),
   call: async (args) => (written.push(args.path), { written: args.content.length }),
 });
@@ -16,18 +20,26 @@ const tools = [writeFile];
 
 // A key per place that vouches for its runs: the private JWK stays where the place runs (a secret),
 // its public half goes to the places that trust it. Nobody trusts the tab; the office trusts the edge.
-const edgeKey = await generateBundleKey("edge-2026");                  // Ed25519; "ECDSA-P256" for older browsers
+const edgeKey = await generateBundleKey("edge-2026"); // Ed25519; "ECDSA-P256" for older browsers
 const keys: Record<"tab" | "edge" | "office", PlaceKeys> = {
   tab: {},
-  edge: await placeKeys({ signingKey: edgeKey.privateJwk }),            // or its JSON text, e.g. env.ISOAGENT_SIGNING_KEY
+  edge: await placeKeys({ signingKey: edgeKey.privateJwk }), // or its JSON text, e.g. env.ISOAGENT_SIGNING_KEY
   office: await placeKeys({ trustedKeys: [edgeKey.publicJwk] }),
 };
 const place = (name: "tab" | "edge" | "office") => {
   const store = memoryStore();
-  const driver = createDriver({ store, owner: name, tools, agent: scriptedAgent([calls(call("write_file", { path: "notes.md", content: "hi" })), final("done")]), policy: rulesPolicy([{ tool: "write_file", permission: "ask" }]) });
+  const driver = createDriver({
+    store,
+    owner: name,
+    tools,
+    agent: scriptedAgent([calls(call("write_file", { path: "notes.md", content: "hi" })), final("done")]),
+    policy: rulesPolicy([{ tool: "write_file", permission: "ask" }]),
+  });
   return { driver, place: localPlace(store, { name, tools: toolShapes(tools), keys: keys[name] }) };
 };
-const tab = place("tab"), edge = place("edge"), office = place("office");
+const tab = place("tab"),
+  edge = place("edge"),
+  office = place("office");
 const approveAll = async (d: Driver, runId: RunId, by: string) => {
   for (const a of pendingApprovals(await d.state(runId))) await d.approve(runId, a.approvalId, { requestHash: a.requestHash, by });
 };
@@ -37,11 +49,11 @@ const { runId } = await tab.driver.start("write notes.md");
 await approveAll(tab.driver, runId, "tab-user");
 const toEdge = await moveRun(runId, tab.place, edge.place);
 // toEdge.completed.reopened === 1: the edge takes no decision from the tab; the write is asked again, of the edge's operator
-const atEdge = await edge.driver.resume(runId);                       // "waiting"
+const atEdge = await edge.driver.resume(runId); // "waiting"
 await approveAll(edge.driver, runId, "edge-operator");
 // Moved on before the edge ran it: the office trusts the edge's key, so the edge's approval stands there.
-const toOffice = await moveRun(runId, edge.place, office.place);      // toOffice.completed.reopened === 0
-const done = await office.driver.resume(runId);                       // "completed": the write ran once, at the office
+const toOffice = await moveRun(runId, edge.place, office.place); // toOffice.completed.reopened === 0
+const done = await office.driver.resume(runId); // "completed": the write ran once, at the office
 // DOCS: end
 
 export const results = { reopenedAtEdge: toEdge.completed.reopened, atEdge: atEdge.status, reopenedAtOffice: toOffice.completed.reopened, done: done.status, written };

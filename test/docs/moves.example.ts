@@ -9,7 +9,15 @@ import { idbStore } from "../../adapters/idb/index.js";
 import { memoryWorkspace } from "../../src/toolkit/index.js";
 import { toolShapes as shapesOf } from "../../src/move/index.js";
 
-const writeFile = defineTool({ name: "write_file", description: "Write a text file.", sideEffect: "local_mutation", permission: "ask", timeoutMs: 10_000, inputSchema: strictObject({ path: string(), content: string() }), call: (a) => `wrote ${a.path}` });
+const writeFile = defineTool({
+  name: "write_file",
+  description: "Write a text file.",
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 10_000,
+  inputSchema: strictObject({ path: string(), content: string() }),
+  call: (a) => `wrote ${a.path}`,
+});
 const tools = [writeFile];
 const agent = () => scriptedAgent([calls(call("write_file", { path: "notes.md", content: "hi" })), final("done")]);
 const policy = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
@@ -33,16 +41,19 @@ assert.equal(status, "waiting"); // the write asks first
 import { httpPlace, localPlace, mirrorRuns, moveRun, settleMove, toolShapes } from "../../src/move/index.js";
 
 const tab = localPlace(idbStore(), { name: "tab:3f2c", tools: toolShapes(tools), workspace });
-const edge = httpPlace({ url: "", name: "edge" });  // the page's own origin: its console session authorizes it
-await moveRun(runId, tab, edge);                     // "Continue in the cloud"
-await moveRun(runId, edge, tab);                     // "Take offline"
-await settleMove(runId, tab, edge);                  // after a crash or a closed tab: one owner again
+const edge = httpPlace({ url: "", name: "edge" }); // the page's own origin: its console session authorizes it
+await moveRun(runId, tab, edge); // "Continue in the cloud"
+await moveRun(runId, edge, tab); // "Take offline"
+await settleMove(runId, tab, edge); // after a crash or a closed tab: one owner again
 const mirror = mirrorRuns({ store: idbStore(), to: edge }); // every run the tab owns, pushed as it grows
 // DOCS: end
 
 try {
   // It went to the edge and back: the edge sealed it (run.moved), then the tab did.
-  assert.deepEqual((await idbStore().read(runId)).filter((e) => e.type === "run.moved").map((e) => (e as unknown as { to: string }).to), ["edge", "tab:3f2c"]);
+  assert.deepEqual(
+    (await idbStore().read(runId)).filter((e) => e.type === "run.moved").map((e) => (e as unknown as { to: string }).to),
+    ["edge", "tab:3f2c"],
+  );
   // The tab owns the run again (no custody: it is no copy); the edge sealed it away to the tab.
   assert.equal((await tab.head(runId))?.custody, undefined);
   assert.deepEqual(await settleMove(runId, tab, edge), { outcome: "none", owner: "tab:3f2c" });

@@ -15,7 +15,14 @@ globalThis.fetch = (input, init) => {
 const ticks: (() => void)[] = [];
 const setInterval = (tick: () => void, ms: number) => (assert.equal(ms, 10_000), ticks.push(tick));
 
-const lookup = defineTool({ name: "lookup", description: "Looks a word up.", sideEffect: "read_only", timeoutMs: 1000, inputSchema: strictObject({ word: string() }), call: (a) => `${a.word}: a word` });
+const lookup = defineTool({
+  name: "lookup",
+  description: "Looks a word up.",
+  sideEffect: "read_only",
+  timeoutMs: 1000,
+  inputSchema: strictObject({ word: string() }),
+  call: (a) => `${a.word}: a word`,
+});
 const store = memoryStore();
 const driver = createDriver({ store, tools: [lookup], agent: scriptedAgent([calls(call("lookup", { word: "span" })), final("done")]) });
 const { runId } = await driver.start("look up span");
@@ -23,7 +30,7 @@ const { runId } = await driver.start("look up span");
 // DOCS: begin
 import { journalSpans, otlpJson, otlpExporter, memoryCursor } from "../../src/otel/index.js";
 
-const spans = journalSpans(await store.read(runId));   // pure: the same events give the same spans
+const spans = journalSpans(await store.read(runId)); // pure: the same events give the same spans
 const body = otlpJson(spans, { serviceName: "notes-agent" }); // OTLP/JSON, ready for any collector
 
 const exporter = otlpExporter({ endpoint: "http://localhost:4318/v1/traces", cursor: memoryCursor() });
@@ -43,7 +50,10 @@ try {
   await exporter.flush(store);
   assert.equal(collector.ids().length, spans.length);
   await exporter.flush(store);
-  assert.deepEqual([...collector.seen.values()], spans.map(() => 1));
+  assert.deepEqual(
+    [...collector.seen.values()],
+    spans.map(() => 1),
+  );
 } finally {
   globalThis.fetch = realFetch;
   await collector.close();

@@ -26,21 +26,26 @@ assert.deepEqual(s.validate({ n: 0.5 }), {
 assert.equal(s.validate({ n: 2 }).valid, true);
 
 const sendMail = {
-  name: "send_mail", description: "Send a mail.", sideEffect: "remote_mutation", permission: "ask", timeoutMs: 5_000,
+  name: "send_mail",
+  description: "Send a mail.",
+  sideEffect: "remote_mutation",
+  permission: "ask",
+  timeoutMs: 5_000,
   inputSchema: strictObject({ to: string("Recipient", { format: "email" }) }),
 } as const;
 // The example programs share one module graph, so another may have loaded it already.
 if (fullSupport() === undefined) {
   assert.throws(() => compileTool(sendMail), {
     code: "SCHEMA_NEEDS_FULL_SUPPORT",
-    message: 'tool "send_mail": input schema needs full schema support, which is not loaded: format "email" asserts, and the format checkers are part of it (at /properties/to/format); call await loadFullSchemaSupport() once before compiling it',
+    message:
+      'tool "send_mail": input schema needs full schema support, which is not loaded: format "email" asserts, and the format checkers are part of it (at /properties/to/format); call await loadFullSchemaSupport() once before compiling it',
   });
 }
 
 // DOCS: begin
 import { loadFullSchemaSupport } from "../../src/index.js";
 
-await loadFullSchemaSupport();   // once; later calls return at once
+await loadFullSchemaSupport(); // once; later calls return at once
 // DOCS: end
 
 const support = fullSupport();

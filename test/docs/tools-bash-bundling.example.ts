@@ -12,7 +12,10 @@ import { packageEntries } from "../../scripts/lib/exports.js";
 const root = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "isoagent-docs-bash-"));
 mkdirSync(join(dir, "src"));
-writeFileSync(join(dir, "src/app.ts"), 'import { bashTool } from "isoagent/toolkit/bash";\nimport { memoryWorkspace } from "isoagent/toolkit";\nexport const bash = bashTool({ workspace: memoryWorkspace() });\n');
+writeFileSync(
+  join(dir, "src/app.ts"),
+  'import { bashTool } from "isoagent/toolkit/bash";\nimport { memoryWorkspace } from "isoagent/toolkit";\nexport const bash = bashTool({ workspace: memoryWorkspace() });\n',
+);
 const pkg = join(dir, "node_modules/isoagent");
 mkdirSync(pkg, { recursive: true });
 for (const folder of ["src", "adapters"]) symlinkSync(join(root, folder), join(pkg, folder));
@@ -26,7 +29,14 @@ await build({ entryPoints: ["src/app.ts"], bundle: true, format: "esm", platform
 // DOCS: end
 // DOCS: begin
 // esbuild: the worker beside the page's chunks, where the browser build looks for it
-await build({ entryPoints: { "bash-worker": "isoagent/toolkit/bash/worker" }, bundle: true, format: "esm", platform: "browser", outdir: "dist/assets", alias: { "node:zlib": "isoagent/toolkit/bash/zlib-stub" } });
+await build({
+  entryPoints: { "bash-worker": "isoagent/toolkit/bash/worker" },
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  outdir: "dist/assets",
+  alias: { "node:zlib": "isoagent/toolkit/bash/zlib-stub" },
+});
 // DOCS: end
 
 // Both built, with just-bash's browser build in them and no node:zlib left to import.

@@ -14,10 +14,17 @@ globalThis.fetch = async (input, init) => {
 };
 
 // DOCS: begin
-const fetchTool = httpFetchTool({ allow: ["api.github.com", "*.wikipedia.org", "127.0.0.1:8080"], methods: ["GET"], headers: (host) => host === "api.github.com" ? { authorization: `Bearer ${token}` } : undefined });
+const fetchTool = httpFetchTool({
+  allow: ["api.github.com", "*.wikipedia.org", "127.0.0.1:8080"],
+  methods: ["GET"],
+  headers: (host) => (host === "api.github.com" ? { authorization: `Bearer ${token}` } : undefined),
+});
 // DOCS: end
 
-const get = (url: string, method?: "POST") => Promise.resolve().then(() => fetchTool.call({ url, ...(method === undefined ? {} : { method }) }, bareContext())).then(String, (e: Error) => `refused: ${e.message}`);
+const get = (url: string, method?: "POST") =>
+  Promise.resolve()
+    .then(() => fetchTool.call({ url, ...(method === undefined ? {} : { method }) }, bareContext()))
+    .then(String, (e: Error) => `refused: ${e.message}`);
 try {
   assert.equal(fetchTool.sideEffect, "read_only"); // GET only: read_only, allowed without asking
   assert.equal(fetchTool.permission ?? "allow", "allow");
@@ -25,7 +32,10 @@ try {
   assert.match(await get("https://en.wikipedia.org/wiki/Journal"), /en\.wikipedia\.org/);
   assert.match(await get("http://127.0.0.1:8080/status"), /127\.0\.0\.1:8080/);
   // The credential goes to api.github.com only, and the model never sees it.
-  assert.deepEqual(sent.map((s) => s.authorization), [`Bearer ${token}`, null, null]);
+  assert.deepEqual(
+    sent.map((s) => s.authorization),
+    [`Bearer ${token}`, null, null],
+  );
   for (const out of await Promise.all(sent.map((s) => get(s.url)))) assert.doesNotMatch(out, new RegExp(token));
   // Not on the list: another host, the bare wikipedia.org, another port; and no POST.
   const before = sent.length;

@@ -33,9 +33,15 @@ async function observed(tool: Tool<never, unknown>): Promise<string> {
 try {
   assert.equal(search.sideEffect, "read_only");
   assert.match(await observed(search), /Durable execution for agents/);
-  assert.deepEqual(brave.requests.map((r) => [r.method, r.path, r.key]), [["GET", "/res/v1/web/search", BRAVE_KEY]]);
+  assert.deepEqual(
+    brave.requests.map((r) => [r.method, r.path, r.key]),
+    [["GET", "/res/v1/web/search", BRAVE_KEY]],
+  );
   assert.match(await observed(webSearchTool({ provider: tavilySearch({ apiKey: env.TAVILY_API_KEY }), maxResults: 5 })), /Journals and replay/);
-  assert.deepEqual(tavily.requests.map((r) => [r.method, r.path, r.key]), [["POST", "/search", TAVILY_KEY]]);
+  assert.deepEqual(
+    tavily.requests.map((r) => [r.method, r.path, r.key]),
+    [["POST", "/search", TAVILY_KEY]],
+  );
 } finally {
   globalThis.fetch = realFetch;
   await brave.close();

@@ -44,7 +44,9 @@ const sha = /[0-9a-f]{64}/;
 
 describe("context management: the trimmer", () => {
   it("pins its notices", () => {
-    expect(elisionNotice(12345, "a".repeat(64), true)).toBe(`[Elided to stay within the context budget: this output (12,345 bytes) is kept as artifact sha256:${"a".repeat(64)}; call read_artifact with that sha256 to read it again.]`);
+    expect(elisionNotice(12345, "a".repeat(64), true)).toBe(
+      `[Elided to stay within the context budget: this output (12,345 bytes) is kept as artifact sha256:${"a".repeat(64)}; call read_artifact with that sha256 to read it again.]`,
+    );
     expect(elisionNotice(10, "b".repeat(64), false)).toBe(`[Elided to stay within the context budget: this output (10 bytes) is kept as artifact sha256:${"b".repeat(64)}.]`);
     expect(foldNotice(1, 1234)).toBe("[Steps 1 to 1,234 are not shown, to stay within the context budget; the outputs they elided are kept as artifacts.]");
     expect(summaryNotice(3, 9, "Read the notes.")).toBe("[Summary of steps 3 to 9, written to stay within the context budget:]\nRead the notes.");
@@ -68,7 +70,13 @@ describe("context management: the trimmer", () => {
         return final("done");
       },
     };
-    const driver = createDriver({ store, agent, tools: [probe, readArtifactTool() as Tool<never, unknown>], context: { budgetTokens: 2500, strategy: trimContext({ keepRecent: 2 }) }, ids: sequentialIds() });
+    const driver = createDriver({
+      store,
+      agent,
+      tools: [probe, readArtifactTool() as Tool<never, unknown>],
+      context: { budgetTokens: 2500, strategy: trimContext({ keepRecent: 2 }) },
+      ids: sequentialIds(),
+    });
     const outcome = await driver.start("t");
     expect(outcome.failure).toBeUndefined();
     expect(outcome.status).toBe("completed");
@@ -81,9 +89,14 @@ describe("context management: the trimmer", () => {
     const state = await driver.state(outcome.runId);
     expect(state.artifacts.length).toBeGreaterThan(0);
     // Every request stayed within the budget (estimated as the driver does, the tools included).
-    for (const v of views) expect(v.transcript.filter((t) => t.type === "observation" && t.observation.elided === undefined && String((t.observation as { content?: unknown }).content).length > 1000).length).toBeLessThanOrEqual(3);
+    for (const v of views)
+      expect(
+        v.transcript.filter((t) => t.type === "observation" && t.observation.elided === undefined && String((t.observation as { content?: unknown }).content).length > 1000).length,
+      ).toBeLessThanOrEqual(3);
     const elided = views.at(-1)!.transcript.find((t) => t.type === "observation" && t.observation.elided !== undefined)!;
-    expect(elided.type === "observation" && elided.observation.type === "result" && elided.observation.content).toMatch(/^\[Elided to stay within the context budget: this output \(2,000 bytes\) is kept as artifact sha256:[0-9a-f]{64}; call read_artifact with that sha256 to read it again\.\]$/);
+    expect(elided.type === "observation" && elided.observation.type === "result" && elided.observation.content).toMatch(
+      /^\[Elided to stay within the context budget: this output \(2,000 bytes\) is kept as artifact sha256:[0-9a-f]{64}; call read_artifact with that sha256 to read it again\.\]$/,
+    );
     expect(readBack).toBe(`${"x".repeat(100)}\n[Bytes 0-100 of 2000 shown. To read on, call read_artifact with offset 100.]`);
   });
 
@@ -104,7 +117,14 @@ describe("context management: the trimmer", () => {
         return final("done");
       },
     };
-    const driver = createDriver({ store, agent, tools: [probe, readArtifactTool() as Tool<never, unknown>], context: { budgetTokens: 2500, strategy: trimContext({ keepRecent: 2 }) }, ids: sequentialIds(), limits: { maxSteps: 0 } });
+    const driver = createDriver({
+      store,
+      agent,
+      tools: [probe, readArtifactTool() as Tool<never, unknown>],
+      context: { budgetTokens: 2500, strategy: trimContext({ keepRecent: 2 }) },
+      ids: sequentialIds(),
+      limits: { maxSteps: 0 },
+    });
     const outcome = await driver.start("t");
     expect(outcome.status).toBe("completed");
     const named = new Set((await store.read(outcome.runId)).flatMap((e) => (e.type === "context.compacted" ? e.artifacts : [])));
@@ -118,7 +138,12 @@ describe("context management: the trimmer", () => {
   it("read_artifact serves only artifacts this run's journal names", async () => {
     const store = memoryStore();
     const other = await store.putArtifact(new TextEncoder().encode("another run's secret"));
-    const driver = createDriver({ store, agent: scriptedAgent([calls(call("read_artifact", { sha256: other.sha256 })), final("done")]), tools: [readArtifactTool() as Tool<never, unknown>], ids: sequentialIds() });
+    const driver = createDriver({
+      store,
+      agent: scriptedAgent([calls(call("read_artifact", { sha256: other.sha256 })), final("done")]),
+      tools: [readArtifactTool() as Tool<never, unknown>],
+      ids: sequentialIds(),
+    });
     const done = await driver.start("t");
     const finished = (await store.read(done.runId)).find((e) => e.type === "call.finished") as Extract<JournalEvent, { type: "call.finished" }>;
     expect(finished.observation).toEqual({
@@ -234,4 +259,3 @@ describe("record and replay", () => {
     expect(replayed).toEqual(recorded);
   }, 60_000);
 });
-

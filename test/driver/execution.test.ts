@@ -55,7 +55,11 @@ describe("executing a call", () => {
     const events = await eventsOf(h.store, "run_1");
     expect(events.filter((e) => e["type"] === "call.finished").map((e) => e["observation"])).toEqual([
       { type: "tool_error", failure: "error", error: "Error: file not found: notes/todo.md\n[Next: List notes/ to find the right name.]\n[Recovery: If the file should exist, stop and say so.]" },
-      { type: "tool_error", failure: "error", error: "Error: the queue is empty\n[Next: Fix what the error names, then call bare again.]\n[Recovery: If the same error comes back, stop and report it instead of retrying.]" },
+      {
+        type: "tool_error",
+        failure: "error",
+        error: "Error: the queue is empty\n[Next: Fix what the error names, then call bare again.]\n[Recovery: If the same error comes back, stop and report it instead of retrying.]",
+      },
     ]);
   });
 
@@ -89,12 +93,21 @@ describe("executing a call", () => {
     const text = tool("text", () => new TextEncoder().encode('{"a":1,"a":2}'));
     const nothing = tool("nothing", () => undefined);
     const raw = tool("raw", () => new TextEncoder().encode('{"ok":true}'));
-    const h = harness([calls(call("nan"), call("bytes"), call("text"), call("nothing"), call("raw")), final("ok")], { tools: [nan, bytes, text, nothing, raw], limits: { maxConsecutiveFailures: 10 } });
+    const h = harness([calls(call("nan"), call("bytes"), call("text"), call("nothing"), call("raw")), final("ok")], {
+      tools: [nan, bytes, text, nothing, raw],
+      limits: { maxConsecutiveFailures: 10 },
+    });
     await h.driver().start("t");
     const observations = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.finished").map((e) => e["observation"]);
     const next = (t: string) => `[Next: Do not rely on this output; call ${t} again only if a different request could avoid it.]\n[Recovery: If it happens again, stop and report it.]`;
     expect(observations).toEqual([
-      { type: "tool_error", failure: "invalid_content", error: `Error: nan returned content that is not usable JSON (NaN is not a JSON number at /value).\n${next("nan")}`, content: '{"value":"NaN"}', reason: "NaN is not a JSON number at /value" },
+      {
+        type: "tool_error",
+        failure: "invalid_content",
+        error: `Error: nan returned content that is not usable JSON (NaN is not a JSON number at /value).\n${next("nan")}`,
+        content: '{"value":"NaN"}',
+        reason: "NaN is not a JSON number at /value",
+      },
       {
         type: "tool_error",
         failure: "invalid_content",
@@ -137,7 +150,11 @@ describe("executing a call", () => {
     const outcome = await h.driver().start("t");
     expect(outcome.failure).toEqual({ reason: "tool_abort", detail: "the frozen artifact failed its checksum" });
     expect(h.store.batches.at(-1)).toEqual(["call.finished", "run.failed"]);
-    expect(await observationOf(h, 6)).toEqual({ type: "tool_error", failure: "error", error: "Error: publish stopped the run: the frozen artifact failed its checksum\n[Next: None: the run is over.]\n[Recovery: None.]" });
+    expect(await observationOf(h, 6)).toEqual({
+      type: "tool_error",
+      failure: "error",
+      error: "Error: publish stopped the run: the frozen artifact failed its checksum\n[Next: None: the run is over.]\n[Recovery: None.]",
+    });
   });
 
   it("completes the run when a terminal tool succeeds, with its result", async () => {
@@ -158,7 +175,10 @@ describe("executing a call", () => {
       h2.clock.advance(600);
       return "ok";
     });
-    const h2 = harness([forever, forever, forever, forever].map(() => () => calls(call("tick"))), { tools: [slow], limits: { runTimeoutMs: 1000 } });
+    const h2 = harness(
+      [forever, forever, forever, forever].map(() => () => calls(call("tick"))),
+      { tools: [slow], limits: { runTimeoutMs: 1000 } },
+    );
     expect((await h2.driver().start("t")).failure).toEqual({ reason: "deadline", detail: "the run did not finish within 1000 ms" });
   });
 
@@ -202,7 +222,9 @@ describe("what the agent is shown of a result", () => {
     });
     const full = await h.store.getArtifact(tail!.truncated.artifact);
     expect(new TextDecoder().decode(full!)).toBe(lines);
-    expect(first!.content).toBe(`{"lines":["line 0","line 1","l\n[truncated: showing the first 30 of ${JSON.stringify({ lines: lines.split("\n") }).length} bytes; the full output is artifact sha256:${first!.truncated.artifact}]`);
+    expect(first!.content).toBe(
+      `{"lines":["line 0","line 1","l\n[truncated: showing the first 30 of ${JSON.stringify({ lines: lines.split("\n") }).length} bytes; the full output is artifact sha256:${first!.truncated.artifact}]`,
+    );
   });
 
   it("never cuts a character in half", async () => {
@@ -230,19 +252,31 @@ describe("what the agent is shown of a result", () => {
     it("shows an output of exactly the cap whole, and cuts one byte over it (fails with `bytes.length <= max` as `<= max + 1`, or as `< max`)", async () => {
       const [at, over] = await shown(["0123456789", "0123456789A"], 10);
       expect(at).toEqual({ type: "result", content: "0123456789" });
-      expect(over).toEqual({ type: "result", content: "[truncated: showing the last 10 of 11 bytes; the rest was not kept]\n123456789A", truncated: { strategy: "tail", totalBytes: 11, shownBytes: 10, artifact: "" } });
+      expect(over).toEqual({
+        type: "result",
+        content: "[truncated: showing the last 10 of 11 bytes; the rest was not kept]\n123456789A",
+        truncated: { strategy: "tail", totalBytes: 11, shownBytes: 10, artifact: "" },
+      });
       // Multibyte: 3 + 2 + 3 + 3 = 11 bytes in 4 units, at a cap of 11 and of 10.
       const [multiAt] = await shown(["€é€€"], 11);
       expect(multiAt).toEqual({ type: "result", content: "€é€€" });
       const [multiOver] = await shown(["€é€€"], 10);
-      expect(multiOver).toEqual({ type: "result", content: "[truncated: showing the last 8 of 11 bytes; the rest was not kept]\né€€", truncated: { strategy: "tail", totalBytes: 11, shownBytes: 8, artifact: "" } });
+      expect(multiOver).toEqual({
+        type: "result",
+        content: "[truncated: showing the last 8 of 11 bytes; the rest was not kept]\né€€",
+        truncated: { strategy: "tail", totalBytes: 11, shownBytes: 8, artifact: "" },
+      });
     });
 
     it("cuts multibyte output between 2 and 3 times its length over the cap (fails with the quick bound `text.length * 3` as `* 2`)", async () => {
       // 4 units, 12 bytes: 4 * 2 = 8 fits a cap of 10 by the mutated bound,
       // and the agent would see 12 bytes.
       const [head] = await shown(["€€€€"], 10, "head");
-      expect(head).toEqual({ type: "result", content: "€€€\n[truncated: showing the first 9 of 12 bytes; the rest was not kept]", truncated: { strategy: "head", totalBytes: 12, shownBytes: 9, artifact: "" } });
+      expect(head).toEqual({
+        type: "result",
+        content: "€€€\n[truncated: showing the first 9 of 12 bytes; the rest was not kept]",
+        truncated: { strategy: "head", totalBytes: 12, shownBytes: 9, artifact: "" },
+      });
       // And exactly at the cap by the true bound: 3 units, 9 bytes, whole.
       const [whole] = await shown(["€€€"], 9, "head");
       expect(whole).toEqual({ type: "result", content: "€€€" });
@@ -261,7 +295,11 @@ describe("what the agent is shown of a result", () => {
     expect(journal).not.toContain("hunter2hunter2");
     expect(journal).not.toContain("sk-proj-");
     expect(journal).not.toContain("ghp_");
-    const observations = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.finished").map((e) => e["observation"]) as { content: unknown; error?: string; truncated?: { artifact: string } }[];
+    const observations = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.finished").map((e) => e["observation"]) as {
+      content: unknown;
+      error?: string;
+      truncated?: { artifact: string };
+    }[];
     expect(observations[0]!.content).toEqual({ db: "postgres://app:[REDACTED]@db/prod", openai: "[REDACTED]", note: "fine" });
     expect(observations[1]!.error!.split("\n")[0]).toBe("Error: login failed for token [REDACTED]");
     const artifact = new TextDecoder().decode((await h.store.getArtifact(observations[2]!.truncated!.artifact))!);
@@ -269,7 +307,14 @@ describe("what the agent is shown of a result", () => {
   });
 
   it("records results with integer arguments checked by schema", async () => {
-    const add = defineTool<{ a: number; b: number }>({ name: "add", description: "Add.", inputSchema: strictObject({ a: integer(), b: integer() }), sideEffect: "read_only", timeoutMs: 100, call: (x) => x.a + x.b });
+    const add = defineTool<{ a: number; b: number }>({
+      name: "add",
+      description: "Add.",
+      inputSchema: strictObject({ a: integer(), b: integer() }),
+      sideEffect: "read_only",
+      timeoutMs: 100,
+      call: (x) => x.a + x.b,
+    });
     const h = harness([calls(call("add", { a: 2, b: 3 })), final("ok")], { tools: [add as Tool<never, unknown>] });
     await h.driver().start("t");
     expect(await observationOf(h, 6)).toEqual({ type: "result", content: 5 });

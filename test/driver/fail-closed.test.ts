@@ -10,7 +10,6 @@ import { crashAt, eventsOf, harness } from "./helpers.js";
 
 const LEASE = 30_000;
 
-
 /** A write tool whose resources() throws while `broken.now` is set (a TypeError, not a ToolError: a bug in the tool). */
 function fragileWrite(executions: string[], broken: { now: boolean }): Tool<never, unknown> {
   return defineTool<{ path: string }>({
@@ -73,9 +72,12 @@ describe("audit finding 3: resources() that throws", () => {
 
 describe("audit finding 3: a reconcile hook that throws", () => {
   for (const [name, hook] of [
-    ["throws", () => {
-      throw new Error("connection refused: postgres://ops:s3cret@db");
-    }],
+    [
+      "throws",
+      () => {
+        throw new Error("connection refused: postgres://ops:s3cret@db");
+      },
+    ],
     ["rejects", () => Promise.reject(new Error("connection refused: postgres://ops:s3cret@db"))],
   ] as const) {
     it(`${name}: the operator is asked, with the fault (not the exception's text) as the note, and nothing runs again (fails when the catch runs the call again, or rethrows)`, async () => {
@@ -86,7 +88,15 @@ describe("audit finding 3: a reconcile hook that throws", () => {
       expect(waiting.status).toBe("waiting");
       expect(waiting.approvals[0]!.request).toMatchObject({ kind: "interrupted_side_effect", note: "the reconcile hook threw", idempotencyKey: "run_1:1:s1c1" });
       const events = await eventsOf(h.store, "run_1");
-      expect(events.find((e) => e["type"] === "call.reconciled")).toEqual({ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "ask_operator", by: "hook", reason: "the reconcile hook threw" });
+      expect(events.find((e) => e["type"] === "call.reconciled")).toEqual({
+        type: "call.reconciled",
+        step: 1,
+        callId: "s1c1",
+        attempt: 1,
+        resolution: "ask_operator",
+        by: "hook",
+        reason: "the reconcile hook threw",
+      });
       expect(JSON.stringify(events)).not.toContain("s3cret");
       expect(h.world.executions.length).toBe(1);
     });

@@ -15,7 +15,10 @@ describe("isToolError", () => {
   it("knows a ToolError of this copy, or of another copy by the isoagent brand and its code, and nothing else", () => {
     expect(isToolError(new ToolError("x"))).toBe(true);
     expect(isToolError({ [Symbol.for("isoagent.error")]: true, code: "TOOL_ERROR", name: "ToolError", summary: "from another copy" })).toBe(true);
-    const lookalikes = [{ name: "ToolError", summary: "s" }, { [Symbol.for("isoagent.error")]: true, code: "ABORT_RUN", summary: "s" }];
+    const lookalikes = [
+      { name: "ToolError", summary: "s" },
+      { [Symbol.for("isoagent.error")]: true, code: "ABORT_RUN", summary: "s" },
+    ];
     for (const e of [...lookalikes, { name: "ToolError" }, { name: "ToolError", summary: 3 }, { name: "Error", summary: "s" }, { summary: "s" }, null, undefined, "ToolError", 42, new Error("x")]) {
       expect(isToolError(e), JSON.stringify(e)).toBe(false);
     }
@@ -24,9 +27,15 @@ describe("isToolError", () => {
 
 describe("checkResources", () => {
   it("copies { kind, value, operation? } strings, dropping anything else", () => {
-    const given = [{ kind: "path", value: "a.md", extra: "x" }, { kind: "url", value: "https://h/", operation: "network" }];
+    const given = [
+      { kind: "path", value: "a.md", extra: "x" },
+      { kind: "url", value: "https://h/", operation: "network" },
+    ];
     const out = checkResources(given);
-    expect(out).toEqual([{ kind: "path", value: "a.md" }, { kind: "url", value: "https://h/", operation: "network" }]);
+    expect(out).toEqual([
+      { kind: "path", value: "a.md" },
+      { kind: "url", value: "https://h/", operation: "network" },
+    ]);
     expect(out[0]).not.toBe(given[0]);
     for (const operation of ["read", "write", "delete", "network", "execute"]) expect(checkResources([{ kind: "k", value: "v", operation }])).toEqual([{ kind: "k", value: "v", operation }]);
     expect(checkResources([])).toEqual([]);
@@ -45,7 +54,13 @@ describe("checkResources", () => {
       [[{ kind: "path" }], "a resource must be { kind, value } strings"],
       [[{ kind: "path", value: "a", operation: "fly" }], "a resource's operation must be read, write, delete, network or execute"],
       [[{ kind: "path", value: "a", operation: null }], "a resource's operation must be read, write, delete, network or execute"],
-      [[{ kind: "path", value: "a" }, { kind: "path", value: "b", operation: "READ" }], "a resource's operation must be read, write, delete, network or execute"],
+      [
+        [
+          { kind: "path", value: "a" },
+          { kind: "path", value: "b", operation: "READ" },
+        ],
+        "a resource's operation must be read, write, delete, network or execute",
+      ],
     ];
     for (const [value, message] of table) {
       let thrown: unknown;
@@ -72,7 +87,21 @@ describe("toAnswer", () => {
   });
 
   it("is nothing without a provider and model that are labels (non-empty strings of at most 200 characters)", () => {
-    for (const a of [null, undefined, "openai", 3, {}, { provider: "p" }, { model: "m" }, { ...ok, provider: "" }, { ...ok, model: "" }, { ...ok, provider: "x".repeat(201) }, { ...ok, model: "x".repeat(201) }, { ...ok, provider: 1 }, { ...ok, model: ["m"] }]) {
+    for (const a of [
+      null,
+      undefined,
+      "openai",
+      3,
+      {},
+      { provider: "p" },
+      { model: "m" },
+      { ...ok, provider: "" },
+      { ...ok, model: "" },
+      { ...ok, provider: "x".repeat(201) },
+      { ...ok, model: "x".repeat(201) },
+      { ...ok, provider: 1 },
+      { ...ok, model: ["m"] },
+    ]) {
       expect(toAnswer(a), JSON.stringify(a)).toBeUndefined();
     }
   });
@@ -111,11 +140,33 @@ describe("toDecision", () => {
   });
 
   it("gives calls their ids (s<step>c<k> unless the agent gave one), with the text and the answer", () => {
-    expect(toDecision({ kind: "calls", calls: [{ name: "a", args: "{}" }, { name: "b", args: "{}", callId: "call:b-1.x_y" }], text: "Looking.", answer: { provider: "p", model: "m" } } as never, 7)).toEqual({
-      decision: { kind: "calls", calls: [{ callId: "s7c1", name: "a", args: "{}" }, { callId: "call:b-1.x_y", name: "b", args: "{}" }], text: "Looking." },
+    expect(
+      toDecision(
+        {
+          kind: "calls",
+          calls: [
+            { name: "a", args: "{}" },
+            { name: "b", args: "{}", callId: "call:b-1.x_y" },
+          ],
+          text: "Looking.",
+          answer: { provider: "p", model: "m" },
+        } as never,
+        7,
+      ),
+    ).toEqual({
+      decision: {
+        kind: "calls",
+        calls: [
+          { callId: "s7c1", name: "a", args: "{}" },
+          { callId: "call:b-1.x_y", name: "b", args: "{}" },
+        ],
+        text: "Looking.",
+      },
       answer: { provider: "p", model: "m" },
     });
-    expect(toDecision({ kind: "calls", calls: [{ name: "a", args: "{}", callId: "x".repeat(128) }] } as never, 1)).toEqual({ decision: { kind: "calls", calls: [{ callId: "x".repeat(128), name: "a", args: "{}" }] } });
+    expect(toDecision({ kind: "calls", calls: [{ name: "a", args: "{}", callId: "x".repeat(128) }] } as never, 1)).toEqual({
+      decision: { kind: "calls", calls: [{ callId: "x".repeat(128), name: "a", args: "{}" }] },
+    });
   });
 
   it("refuses anything else, naming the call at fault", () => {
@@ -136,9 +187,27 @@ describe("toDecision", () => {
       [{ kind: "calls", calls: [{ name: "a", args: "{}", callId: "has space" }] }, "call 1 has a missing, malformed or repeated id"],
       [{ kind: "calls", calls: [{ name: "a", args: "{}", callId: "x".repeat(129) }] }, "call 1 has a missing, malformed or repeated id"],
       [{ kind: "calls", calls: [{ name: "a", args: "{}", callId: 5 }] }, "call 1 has a missing, malformed or repeated id"],
-      [{ kind: "calls", calls: [{ name: "a", args: "{}", callId: "c" }, { name: "b", args: "{}", callId: "c" }] }, "call 2 has a missing, malformed or repeated id"],
+      [
+        {
+          kind: "calls",
+          calls: [
+            { name: "a", args: "{}", callId: "c" },
+            { name: "b", args: "{}", callId: "c" },
+          ],
+        },
+        "call 2 has a missing, malformed or repeated id",
+      ],
       // A given id may not take the id another call of the step gets by default.
-      [{ kind: "calls", calls: [{ name: "a", args: "{}" }, { name: "b", args: "{}", callId: "s1c1" }] }, "call 2 has a missing, malformed or repeated id"],
+      [
+        {
+          kind: "calls",
+          calls: [
+            { name: "a", args: "{}" },
+            { name: "b", args: "{}", callId: "s1c1" },
+          ],
+        },
+        "call 2 has a missing, malformed or repeated id",
+      ],
     ];
     for (const [d, why] of table) expect(toDecision(d as never, 1), JSON.stringify(d)).toBe(why);
   });

@@ -8,7 +8,10 @@ import { eventsOf, harness } from "./helpers.js";
 
 const input = strictObject({ text: string("Text") });
 function tool(name: string, extra: Record<string, unknown>, body: (args: { text: string }, ctx: ToolContext) => unknown = () => "ok"): Tool<never, unknown> {
-  return defineTool({ name, description: `The ${name} tool.`, inputSchema: input, sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: body, ...extra } as never) as Tool<never, unknown>;
+  return defineTool({ name, description: `The ${name} tool.`, inputSchema: input, sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: body, ...extra } as never) as Tool<
+    never,
+    unknown
+  >;
 }
 const MAX = 64 * 1024;
 
@@ -61,17 +64,13 @@ describe("an approval's preview", () => {
 describe("a running tool's permit", () => {
   it("allows what the call declared, asks the policy for anything else, and denies what is not { kind, value } strings", async () => {
     const answers: unknown[] = [];
-    const probe = tool(
-      "probe",
-      { permission: "allow", resources: () => [{ kind: "path", value: "a.md" }] },
-      (_a, ctx) => {
-        answers.push(ctx.permit([{ kind: "path", value: "a.md" }]));
-        answers.push(ctx.permit([{ kind: "path", value: "b.md" }]));
-        answers.push(ctx.permit([{ kind: "path", value: 3 } as never]));
-        answers.push(ctx.permit("a.md" as never));
-        return "ok";
-      },
-    );
+    const probe = tool("probe", { permission: "allow", resources: () => [{ kind: "path", value: "a.md" }] }, (_a, ctx) => {
+      answers.push(ctx.permit([{ kind: "path", value: "a.md" }]));
+      answers.push(ctx.permit([{ kind: "path", value: "b.md" }]));
+      answers.push(ctx.permit([{ kind: "path", value: 3 } as never]));
+      answers.push(ctx.permit("a.md" as never));
+      return "ok";
+    });
     const policy = (q: { resources: readonly { value: string }[]; stage?: string }) =>
       q.stage === "discovered" ? { permission: "deny" as const, reason: `not ${q.resources.map((r) => r.value).join()}` } : { permission: "allow" as const };
     const h = harness([calls(call("probe", { text: "x" })), final("ok")], { tools: [probe], policy: policy as never });
@@ -131,7 +130,10 @@ describe("what a call touches", () => {
     ];
     for (const t of failing) {
       const got = await events(t);
-      expect(got.map((e) => e["type"]), t.name).toEqual(["call.permission", "call.rejected"]);
+      expect(
+        got.map((e) => e["type"]),
+        t.name,
+      ).toEqual(["call.permission", "call.rejected"]);
       expect(got[0]).toMatchObject({ permission: "deny", source: "spec", reason: "resources could not be determined", sideEffect: "local_mutation" });
     }
   });

@@ -14,11 +14,13 @@ import { crashAt, eventsOf, harness } from "./helpers.js";
 
 const input = strictObject({ text: string("Text") });
 function tool(name: string, extra: Record<string, unknown>, body: (args: { text: string }, ctx: ToolContext) => unknown = () => "ok"): Tool<never, unknown> {
-  return defineTool({ name, description: `The ${name} tool.`, inputSchema: input, sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: body, ...extra } as never) as Tool<never, unknown>;
+  return defineTool({ name, description: `The ${name} tool.`, inputSchema: input, sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: body, ...extra } as never) as Tool<
+    never,
+    unknown
+  >;
 }
 const types = (events: Record<string, unknown>[]): unknown[] => events.map((e) => e["type"]);
 const LEASE = 30_000;
-
 
 afterEach(() => {
   vi.useRealTimers();
@@ -36,7 +38,12 @@ describe("the agent's answer as a journal decision", () => {
   // mutation: gate.ts toDecision, "unknown" -> "" (a non-Error thrown while the output is read)
   // mutation: gate.ts toDecision, `d.kind !== "calls" || ...` -> false
   it("fails the run, saying why, for an output that throws something other than an Error when read, and for an unknown kind", async () => {
-    const trap = Object.defineProperty({}, "secret", { enumerable: true, get: () => { throw "not an error"; } });
+    const trap = Object.defineProperty({}, "secret", {
+      enumerable: true,
+      get: () => {
+        throw "not an error";
+      },
+    });
     const decisions: unknown[] = [
       { kind: "final", output: trap },
       { kind: "maybe", calls: [call("read_file", { path: "notes.md" })] },
@@ -61,7 +68,12 @@ describe("the agent's answer as a journal decision", () => {
 describe("a crash inside the gate", () => {
   // mutation: gate.ts evaluate, `if (isCrash(e)) throw e;` (resources) -> false
   it("in a tool's resources() stops the drive as crashed: nothing is denied or rejected", async () => {
-    const t = tool("touchy", { permission: "allow", resources: () => { throw new Crash("died working out resources"); } });
+    const t = tool("touchy", {
+      permission: "allow",
+      resources: () => {
+        throw new Crash("died working out resources");
+      },
+    });
     const h = harness([calls(call("touchy", { text: "x" })), final("ok")], { tools: [t] });
     const out = await h.driver().start("t");
     expect(out).toMatchObject({ status: "running", stopped: "crashed" });
@@ -70,7 +82,11 @@ describe("a crash inside the gate", () => {
 
   // mutation: gate.ts previewOf, `if (isCrash(e)) throw e;` -> false
   it("in a tool's preview stops the drive as crashed: no approval is asked without the preview", async () => {
-    const t = tool("shown", { preview: () => { throw new Crash("died previewing"); } });
+    const t = tool("shown", {
+      preview: () => {
+        throw new Crash("died previewing");
+      },
+    });
     const h = harness([calls(call("shown", { text: "x" })), final("ok")], { tools: [t] });
     const out = await h.driver().start("t");
     expect(out).toMatchObject({ status: "running", stopped: "crashed", approvals: [] });

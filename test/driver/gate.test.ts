@@ -169,7 +169,8 @@ describe("the gate: arguments, permission, approval", () => {
         callId: "s1c1",
         observation: {
           type: "denied",
-          error: 'Error: permission denied: an operator declined this call to write_file ("not today").\n[Next: Do not repeat this call.]\n[Recovery: Continue without it if you can; otherwise stop and say what you needed.]',
+          error:
+            'Error: permission denied: an operator declined this call to write_file ("not today").\n[Next: Do not repeat this call.]\n[Recovery: Continue without it if you can; otherwise stop and say what you needed.]',
         },
       },
     ]);
@@ -190,7 +191,7 @@ describe("the gate: arguments, permission, approval", () => {
     const { writeFile } = worldTools(world());
     const files: Record<string, string> = { "notes.md": "one\ntwo\nthree\n" };
     const previewed = (preview: (a: { path: string; content: string }) => string | Promise<string>) =>
-      ({ ...writeFile, name: "write_file", permission: "ask", preview } as unknown as Tool<never, unknown>);
+      ({ ...writeFile, name: "write_file", permission: "ask", preview }) as unknown as Tool<never, unknown>;
     const diff = previewed((a) => lineDiff(a.path, files[a.path] ?? "", a.content + " sk-secret-1234"));
     const h = harness([calls(call("write_file", { path: "notes.md", content: "one\n2\nthree" })), final("ok")], { tools: [diff], secrets: ["sk-secret-1234"] });
     const waiting = await h.driver().start("t");

@@ -14,14 +14,7 @@ import {
   type Tool,
 } from "../../src/index.js";
 import { StoreError, type StoreErrorCode } from "../../src/store/index.js";
-import {
-  manualClock,
-  sequentialIds,
-  type ManualClock,
-  Crash,
-  type FaultPoint,
-  type Faults,
-} from "../../src/testkit/index.js";
+import { manualClock, sequentialIds, type ManualClock, Crash, type FaultPoint, type Faults } from "../../src/testkit/index.js";
 
 /**
  * Crashes the driver the first `times` times (default once) it reaches
@@ -60,11 +53,7 @@ export function recordingStore(inner: Store): Store & { batches: JournalEvent["t
  * of `code` (message "the store refused append <n> (<code>)"); it counts
  * appends and lease releases.
  */
-export function refusingStore(
-  from: number,
-  code: StoreErrorCode,
-  options: { only?: boolean; inner?: Store } = {},
-): { store: Store; inner: Store; counts: { appends: number; releases: number } } {
+export function refusingStore(from: number, code: StoreErrorCode, options: { only?: boolean; inner?: Store } = {}): { store: Store; inner: Store; counts: { appends: number; releases: number } } {
   const inner = options.inner ?? memoryStore();
   const counts = { appends: 0, releases: 0 };
   const store = Object.assign(Object.create(null) as object, inner, {
@@ -147,8 +136,7 @@ export function harness(script: readonly ScriptStep[], options: { tools?: Tool<n
     store,
     world,
     views,
-    driver: (overrides = {}) =>
-      createDriver({ store, agent, tools: options.tools ?? ([readFile, writeFile] as Tool<never, unknown>[]), clock, ids, owner: "driver-1", ...options, ...overrides }),
+    driver: (overrides = {}) => createDriver({ store, agent, tools: options.tools ?? ([readFile, writeFile] as Tool<never, unknown>[]), clock, ids, owner: "driver-1", ...options, ...overrides }),
   };
 }
 

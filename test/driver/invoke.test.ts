@@ -37,9 +37,15 @@ describe("invokeTool", () => {
     expect(await invokeTool(() => Promise.resolve("ok"), new AbortController(), 1000)).toEqual({ kind: "value", value: "ok" });
     const boom = new Error("boom");
     expect(await invokeTool(() => Promise.reject(boom), new AbortController(), 1000)).toEqual({ kind: "error", error: boom });
-    expect(await invokeTool(() => {
-      throw boom;
-    }, new AbortController(), 1000)).toEqual({ kind: "error", error: boom });
+    expect(
+      await invokeTool(
+        () => {
+          throw boom;
+        },
+        new AbortController(),
+        1000,
+      ),
+    ).toEqual({ kind: "error", error: boom });
     expect(vi.getTimerCount()).toBe(0);
   });
 

@@ -37,7 +37,11 @@ function renewalsStore(): Store & { ttls: number[] } {
 }
 
 /** A tool that blocks the loop for BLOCK ms, recording the longest renewal asked before it started. */
-function blocker(store: Store & { ttls: number[] }, seen: { covered?: number }, options: { parallelSafe?: boolean; name?: string; preview?: boolean; blockMs?: number } = {}): Tool<Record<string, never>, string> {
+function blocker(
+  store: Store & { ttls: number[] },
+  seen: { covered?: number },
+  options: { parallelSafe?: boolean; name?: string; preview?: boolean; blockMs?: number } = {},
+): Tool<Record<string, never>, string> {
   return defineTool<Record<string, never>, string>({
     name: options.name ?? "crunch",
     description: "Computes for a while, synchronously.",
@@ -137,7 +141,7 @@ describe("the lease covers a call up to its timeout", () => {
 });
 
 describe("a tool that stops itself at its deadline", () => {
-  it("throws ToolError with timedOut: the observation is failure \"timeout\", in the tool's words; without it, failure \"error\"", async () => {
+  it('throws ToolError with timedOut: the observation is failure "timeout", in the tool\'s words; without it, failure "error"', async () => {
     const stops = (timedOut: boolean) =>
       defineTool<Record<string, never>, string>({
         name: timedOut ? "stops" : "fails",
@@ -152,7 +156,8 @@ describe("a tool that stops itself at its deadline", () => {
     const driver = createDriver({ store: memoryStore(), tools: [stops(true), stops(false)], agent: scriptedAgent([calls(call("stops", {}), call("fails", {})), final("done")]) });
     const outcome = await driver.start("t");
     const observations = (await driver.events(outcome.runId)).flatMap((e) => (e.type === "call.finished" ? [e.observation] : []));
-    const text = "Error: the work did not finish within its time limit and was stopped; nothing was changed\n[Next: Ask for less.]\n[Recovery: If the same error comes back, stop and report it instead of retrying.]";
+    const text =
+      "Error: the work did not finish within its time limit and was stopped; nothing was changed\n[Next: Ask for less.]\n[Recovery: If the same error comes back, stop and report it instead of retrying.]";
     expect(observations).toEqual([
       { type: "tool_error", failure: "timeout", error: text },
       { type: "tool_error", failure: "error", error: text },

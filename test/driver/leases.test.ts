@@ -55,7 +55,10 @@ describe("leases you can see", () => {
     const [a] = waiting.approvals;
     await h.driver().approve(waiting.runId, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
     // An index that missed the answer's report still lists the run as waiting.
-    const lagging: Store = { ...h.store, listRuns: async (f) => (await h.store.listRuns()).filter((r) => f?.status === undefined || f.status.includes("waiting")).map((r) => ({ ...r, status: "waiting" as const })) };
+    const lagging: Store = {
+      ...h.store,
+      listRuns: async (f) => (await h.store.listRuns()).filter((r) => f?.status === undefined || f.status.includes("waiting")).map((r) => ({ ...r, status: "waiting" as const })),
+    };
     h.clock.advance(GRACE + 1);
     expect(await findStranded(lagging, h.clock.now(), { grace: GRACE })).toMatchObject([{ runId: waiting.runId, status: "running", listedAs: "waiting", lease: null }]);
   });

@@ -49,11 +49,7 @@ describe("the step loop", () => {
   it("flushes a side effect's outcome before asking the agent again", async () => {
     const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
     await h.driver().start("t");
-    expect(h.store.batches).toEqual([
-      ["run.resumed", "step.decided", "call.permission", "call.started"],
-      ["call.finished"],
-      ["step.decided", "run.completed"],
-    ]);
+    expect(h.store.batches).toEqual([["run.resumed", "step.decided", "call.permission", "call.started"], ["call.finished"], ["step.decided", "run.completed"]]);
   });
 
   it("uses the provider's call ids when the agent gives them", async () => {

@@ -36,9 +36,20 @@ describe("checkReconciliation", () => {
   });
 
   it("faults an answer whose fields throw when read", () => {
-    const trap = new Proxy({}, { get: () => { throw new Error("gotcha"); } });
+    const trap = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("gotcha");
+        },
+      },
+    );
     expect(checkReconciliation(trap)).toEqual({ fault: "the reconcile hook's answer could not be read" });
-    const getter = Object.defineProperty({}, "action", { get: () => { throw new Error("gotcha"); } });
+    const getter = Object.defineProperty({}, "action", {
+      get: () => {
+        throw new Error("gotcha");
+      },
+    });
     expect(checkReconciliation(getter)).toEqual({ fault: "the reconcile hook's answer could not be read" });
   });
 });

@@ -14,7 +14,6 @@ import { crashAt, eventsOf, harness, worldTools } from "./helpers.js";
 const LEASE = 30_000;
 const types = (events: Record<string, unknown>[]): unknown[] => events.map((e) => e["type"]);
 
-
 /**
  * A store that writes every batch with `rewrite` applied to each event and
  * the batch sealed again: a journal as another writer of it might have left
@@ -58,7 +57,9 @@ describe("what a restarted driver takes from the journal", () => {
 
   // mutation: gate.ts argsOf, `if (!r.valid) throw new JournalError(...)` -> `if (false) ...` (and its code and message)
   it("a started call whose arguments its tool refuses makes the journal invalid: the resume fails saying which call", async () => {
-    const h = await crashedWith((e) => (e.type === "step.decided" && e.decision.kind === "calls" ? { ...e, decision: { ...e.decision, calls: e.decision.calls.map((c) => ({ ...c, args: '{"path":3}' })) } } : e));
+    const h = await crashedWith((e) =>
+      e.type === "step.decided" && e.decision.kind === "calls" ? { ...e, decision: { ...e.decision, calls: e.decision.calls.map((c) => ({ ...c, args: '{"path":3}' })) } } : e,
+    );
     const asked: unknown[] = [];
     const resumed = h.driver({ owner: "driver-2", reconcile: (c) => (asked.push(c.args), { action: "ask_operator" }) }).resume("run_1" as never);
     await expect(resumed).rejects.toMatchObject({ name: "JournalError", code: "JOURNAL_INVALID", message: "call s1c1 was started with arguments its tool refuses" });

@@ -1,20 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AgentError,
-  call,
-  calls,
-  createDriver,
-  defineTool,
-  final,
-  isIsoagentError,
-  scriptedAgent,
-  strictObject,
-  string,
-  type ReconcileHook,
-  type Tool,
-} from "../../src/index.js";
+import { AgentError, call, calls, createDriver, defineTool, final, isIsoagentError, scriptedAgent, strictObject, string, type ReconcileHook, type Tool } from "../../src/index.js";
 import { crashAt, eventsOf, harness, worldTools } from "./helpers.js";
-
 
 const LEASE = 30_000;
 
@@ -95,13 +81,15 @@ describe("recovery after a crash", () => {
       const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);
       const crashed = await h.driver({ faults: crashAt("after_start_append", "write_file") }).start("t");
       h.clock.advance(LEASE + 1);
-      const outcome = await h.driver({
-        owner: "driver-2",
-        reconcile: (c) => {
-          seen.push(c);
-          return answer;
-        },
-      }).resume(crashed.runId);
+      const outcome = await h
+        .driver({
+          owner: "driver-2",
+          reconcile: (c) => {
+            seen.push(c);
+            return answer;
+          },
+        })
+        .resume(crashed.runId);
       const reconciled = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.reconciled");
       if (action === "run_again") {
         expect(outcome.status).toBe("completed");
@@ -123,7 +111,8 @@ describe("recovery after a crash", () => {
             observation: {
               type: "tool_error",
               failure: "error",
-              error: "Error: write_file was interrupted, and its owner recorded that it did not take effect.\n[Next: Call write_file again if it is still needed.]\n[Recovery: If it cannot be done, stop and say so.]",
+              error:
+                "Error: write_file was interrupted, and its owner recorded that it did not take effect.\n[Next: Call write_file again if it is still needed.]\n[Recovery: If it cannot be done, stop and say so.]",
             },
           },
         ]);
@@ -133,7 +122,16 @@ describe("recovery after a crash", () => {
         expect(reconciled).toEqual([{ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "ask_operator", by: "hook" }]);
       }
     }
-    expect(seen[0]).toEqual({ runId: "run_1", step: 1, callId: "s1c1", tool: "write_file", sideEffect: "local_mutation", args: { path: "a.md", content: "x" }, attempt: 1, idempotencyKey: "run_1:1:s1c1" });
+    expect(seen[0]).toEqual({
+      runId: "run_1",
+      step: 1,
+      callId: "s1c1",
+      tool: "write_file",
+      sideEffect: "local_mutation",
+      args: { path: "a.md", content: "x" },
+      attempt: 1,
+      idempotencyKey: "run_1:1:s1c1",
+    });
   });
 
   it("refuses to resume a run whose tools changed shape", async () => {
@@ -144,9 +142,7 @@ describe("recovery after a crash", () => {
     const { readFile, writeFile } = worldTools(w);
     const changed = { ...writeFile, description: "Write a file (now with more words)." };
     const driver = createDriver({ store: h.store, agent: scriptedAgent([final("x")]), tools: [readFile, changed] as Tool<never, unknown>[], clock: h.clock, owner: "d3" });
-    await expect(driver.resume(crashed.runId)).rejects.toThrow(
-      `run run_1 was offered another shape of tool "write_file" (register tools conditionally; never change a tool's shape under a live run)`,
-    );
+    await expect(driver.resume(crashed.runId)).rejects.toThrow(`run run_1 was offered another shape of tool "write_file" (register tools conditionally; never change a tool's shape under a live run)`);
     // The refused driver let the lease go.
     expect(await h.store.acquireLease(crashed.runId, "d4", 1000)).not.toBeNull();
   });
@@ -178,7 +174,8 @@ describe("cancellation, signals and leases", () => {
       attempt: 1,
       observation: {
         type: "interrupted",
-        error: "Error: wait was interrupted before it reported back; whether it took effect is unknown.\n[Next: Check whether it took effect before calling wait again.]\n[Recovery: If calls keep being interrupted, stop and report it.]",
+        error:
+          "Error: wait was interrupted before it reported back; whether it took effect is unknown.\n[Next: Check whether it took effect before calling wait again.]\n[Recovery: If calls keep being interrupted, stop and report it.]",
       },
     });
     // The lease was released: another driver resumes at once, and the agent sees the interruption.
@@ -284,8 +281,17 @@ describe("the agent failing", () => {
 
   it("fails the run on a decision it cannot use, and never on an exception's text", async () => {
     const h = harness([{ kind: "calls", calls: [] }]);
-    expect((await h.driver().start("t")).failure).toEqual({ reason: "agent_error", detail: 'the agent returned a decision the runtime cannot use: it is neither "final" nor a non-empty list of calls' });
-    const h2 = harness([], { agent: { decide: async () => { throw new Error("key sk-proj-secret leaked"); } } });
+    expect((await h.driver().start("t")).failure).toEqual({
+      reason: "agent_error",
+      detail: 'the agent returned a decision the runtime cannot use: it is neither "final" nor a non-empty list of calls',
+    });
+    const h2 = harness([], {
+      agent: {
+        decide: async () => {
+          throw new Error("key sk-proj-secret leaked");
+        },
+      },
+    });
     expect((await h2.driver().start("t")).failure).toEqual({ reason: "agent_error", detail: "the agent failed (Error)" });
   });
 });
@@ -303,7 +309,10 @@ describe("snapshots", () => {
     expect(snap!.state.transcript).toEqual([]);
     const reads: number[] = [];
     const spy = { ...h.store, read: (runId: never, from?: number) => (reads.push(from ?? 1), h.store.read(runId, from)) };
-    const outcome = await h.driver({ store: spy }).resume("run_1" as never).catch((e: unknown) => e);
+    const outcome = await h
+      .driver({ store: spy })
+      .resume("run_1" as never)
+      .catch((e: unknown) => e);
     // A resume reads from the snapshot's seq, not from the first event.
     expect(isIsoagentError(outcome)).toBe(false);
     expect(reads).toEqual([snap!.seq]);

@@ -36,7 +36,8 @@ function confirmTool(heard: Heard, wantsAnswer: boolean): Tool<never, unknown> {
 
 function drivers(store: Store, heard: Heard, agent: Agent) {
   const ids = sequentialIds();
-  return (wantsAnswer: boolean, policyVersion?: string) => createDriver({ store, agent, tools: [confirmTool(heard, wantsAnswer)], ids, owner: "driver-1", ...(policyVersion === undefined ? {} : { policyVersion }) });
+  return (wantsAnswer: boolean, policyVersion?: string) =>
+    createDriver({ store, agent, tools: [confirmTool(heard, wantsAnswer)], ids, owner: "driver-1", ...(policyVersion === undefined ? {} : { policyVersion }) });
 }
 
 describe("the answer a tool reads", () => {

@@ -75,7 +75,14 @@ describe("a store error in the middle of a drive", () => {
     });
     const outcome = await driver.start("t");
     // Committed: run.created and the first append (run.resumed to call.started).
-    expect(outcome).toEqual({ runId: outcome.runId, status: "running", seq: 5, approvals: [], stopped: "store_error", error: { code: "STORE_UNAVAILABLE", message: "the store refused append 2 (STORE_UNAVAILABLE)" } });
+    expect(outcome).toEqual({
+      runId: outcome.runId,
+      status: "running",
+      seq: 5,
+      approvals: [],
+      stopped: "store_error",
+      error: { code: "STORE_UNAVAILABLE", message: "the store refused append 2 (STORE_UNAVAILABLE)" },
+    });
   });
 });
 
@@ -108,7 +115,11 @@ describe("the lease at the end of a drive", () => {
     // (An append number never reached: a store that only counts releases.)
     const { store, inner, counts } = refusingOnce(0, "STORE_QUOTA_EXCEEDED", memoryStore({ clock }));
     const h = harness([write, final("ok")]);
-    const crash: Faults = { at: (p) => { if (p === "after_start_append") throw new Crash(); } };
+    const crash: Faults = {
+      at: (p) => {
+        if (p === "after_start_append") throw new Crash();
+      },
+    };
     const outcome = await h.driver({ store, clock, leaseTtlMs: 30_000, faults: crash }).start("t");
     expect(outcome.stopped).toBe("crashed");
     expect(counts.releases).toBe(0);
@@ -120,7 +131,11 @@ describe("the lease at the end of a drive", () => {
   // so that flush has nothing to write; see session-results.json.)
   it("a drive that crashed before a start was appended leaves nothing of the step in the journal", async () => {
     const h = harness([write, final("ok")]);
-    const crash: Faults = { at: (p) => { if (p === "before_start_append") throw new Crash(); } };
+    const crash: Faults = {
+      at: (p) => {
+        if (p === "before_start_append") throw new Crash();
+      },
+    };
     const outcome = await h.driver({ faults: crash }).start("t");
     expect(outcome.stopped).toBe("crashed");
     expect((await h.store.read(outcome.runId)).map((e) => e.type)).toEqual(["run.created"]);
@@ -150,7 +165,11 @@ describe("a lease lost through renewal", () => {
     const clock = manualClock();
     const inner = memoryStore({ clock });
     const h = harness([write, final("ok")]);
-    const crash: Faults = { at: (p) => { if (p === "after_start_append") throw new Crash(); } };
+    const crash: Faults = {
+      at: (p) => {
+        if (p === "after_start_append") throw new Crash();
+      },
+    };
     const dead = await h.driver({ store: inner, clock, leaseTtlMs: 30_000, faults: crash }).start("t");
     const journaled = (await inner.read(dead.runId)).length;
     clock.advance(30_001);

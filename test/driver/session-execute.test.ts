@@ -21,7 +21,10 @@ const dieAfterTheFinish: Faults = {
 };
 
 const readOnly = (name: string, run: (signal: AbortSignalLike) => unknown, more: { terminal?: boolean; parallelSafe?: boolean } = {}): Tool<never, unknown> =>
-  defineTool({ name, description: `The ${name} tool.`, inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 60_000, ...more, call: (_a, ctx) => run(ctx.signal) }) as Tool<never, unknown>;
+  defineTool({ name, description: `The ${name} tool.`, inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 60_000, ...more, call: (_a, ctx) => run(ctx.signal) }) as Tool<
+    never,
+    unknown
+  >;
 
 /** A tool that answers only when the driver's signal stops it. */
 const waitForSignal = (signal: AbortSignalLike, started: () => void): Promise<never> =>
@@ -71,7 +74,7 @@ describe("a read-only call's outcome is appended before the point after its appe
 
 describe("a drive interrupted while another call of its group completed the run", () => {
   // mutation: session.ts execute, "if (interrupted) throw new Interrupted()" -> "if (false)" / the throw removed
-  it("stops as \"signal\", the run completed and both outcomes appended", async () => {
+  it('stops as "signal", the run completed and both outcomes appended', async () => {
     const controller = new AbortController();
     let finish!: () => void;
     const finished = new Promise<void>((r) => (finish = r));

@@ -5,21 +5,7 @@
  * compacts the transcript is replayed after the journal moved under it.
  */
 import { describe, expect, it } from "vitest";
-import {
-  AgentError,
-  call,
-  calls,
-  createDriver,
-  defineTool,
-  final,
-  memoryStore,
-  strictObject,
-  trimContext,
-  type Agent,
-  type AgentDecision,
-  type Store,
-  type Tool,
-} from "../../src/index.js";
+import { AgentError, call, calls, createDriver, defineTool, final, memoryStore, strictObject, trimContext, type Agent, type AgentDecision, type Store, type Tool } from "../../src/index.js";
 import { StoreError } from "../../src/store/index.js";
 import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import { harness } from "./helpers.js";
@@ -88,7 +74,7 @@ describe("a renewal refused at a flush", () => {
 
 describe("watchers of a store that does not tell appends", () => {
   // mutation: session.ts flush, notify(runId, "append") -> notify(runId, "")
-  it("hear \"append\" from the driver after each append", async () => {
+  it('hear "append" from the driver after each append', async () => {
     const { watch: _none, ...inner } = memoryStore();
     const store: Store = inner;
     const h = harness([calls(call("write_file", { path: "a.md", content: "x" })), final("ok")]);

@@ -46,7 +46,13 @@ describe("snapshots", () => {
     expect(Math.min(...store.reads)).toBeGreaterThan(1);
     // What the resumed driver showed the agent is what an uninterrupted run shows.
     const straightViews: AgentView[] = [];
-    const straight = createDriver({ ...opts, store: memoryStore(), ids: sequentialIds(), owner: "c", agent: { decide: async (v: AgentView) => (straightViews.push({ ...v, transcript: [...v.transcript] }), v.step <= 10 ? calls(call("noop")) : final("done")) } });
+    const straight = createDriver({
+      ...opts,
+      store: memoryStore(),
+      ids: sequentialIds(),
+      owner: "c",
+      agent: { decide: async (v: AgentView) => (straightViews.push({ ...v, transcript: [...v.transcript] }), v.step <= 10 ? calls(call("noop")) : final("done")) },
+    });
     await straight.start("t");
     const last = views.at(-1)!;
     expect(last.step).toBe(11);
@@ -56,7 +62,15 @@ describe("snapshots", () => {
   });
 
   it("without a context budget leave the transcript out: a resume that waits reads the snapshot and the tail only; one that asks rebuilds the transcript from the journal once, and the agent sees what an uninterrupted run shows", async () => {
-    const ask = defineTool({ name: "ask", description: "Wait for a person.", inputSchema: strictObject({}), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: () => "ok" }) as Tool<never, unknown>;
+    const ask = defineTool({
+      name: "ask",
+      description: "Wait for a person.",
+      inputSchema: strictObject({}),
+      sideEffect: "local_mutation",
+      permission: "ask",
+      timeoutMs: 1000,
+      call: () => "ok",
+    }) as Tool<never, unknown>;
     const inner = memoryStore();
     const store = readsOf(inner);
     const views: AgentView[] = [];

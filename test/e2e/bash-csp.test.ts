@@ -24,7 +24,17 @@ beforeAll(async () => {
   if (!present) return;
   const dir = mkdtempSync(join(tmpdir(), "isoagent-bash-page-"));
   copyFileSync("test/e2e/pages/bash/index.html", join(dir, "index.html"));
-  await build({ entryPoints: { harness: "test/e2e/pages/bash/harness.ts" }, bundle: true, splitting: true, format: "esm", platform: "browser", target: "es2022", outdir: dir, alias: NO_ZLIB.alias!, logLevel: "silent" });
+  await build({
+    entryPoints: { harness: "test/e2e/pages/bash/harness.ts" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    outdir: dir,
+    alias: NO_ZLIB.alias!,
+    logLevel: "silent",
+  });
   chunks = readdirSync(dir).filter((f) => f.endsWith(".js"));
   site = await serve(dir);
   browser = await launch();

@@ -28,7 +28,17 @@ const sites: Awaited<ReturnType<typeof serve>>[] = [];
 async function page(withWorker: boolean): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "isoagent-bash-worker-page-"));
   copyFileSync("test/e2e/pages/bash-worker/index.html", join(dir, "index.html"));
-  await build({ entryPoints: { harness: "test/e2e/pages/bash-worker/harness.ts" }, bundle: true, splitting: true, format: "esm", platform: "browser", target: "es2022", outdir: dir, alias: NO_ZLIB.alias!, logLevel: "silent" });
+  await build({
+    entryPoints: { harness: "test/e2e/pages/bash-worker/harness.ts" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    outdir: dir,
+    alias: NO_ZLIB.alias!,
+    logLevel: "silent",
+  });
   if (withWorker) await buildWebBashWorker(dir);
   const site = await serve(dir);
   sites.push(site);
@@ -44,7 +54,13 @@ afterAll(async () => {
   for (const s of sites) await s.close();
 });
 
-type PageResult = { outcomes: { observation: { type: string; failure?: string; error?: string; content?: string }; fired: number; status: string; stopped: string | undefined }[]; files: Record<string, string>; violations: string[]; warnings: string[]; workers: boolean };
+type PageResult = {
+  outcomes: { observation: { type: string; failure?: string; error?: string; content?: string }; fired: number; status: string; stopped: string | undefined }[];
+  files: Record<string, string>;
+  violations: string[];
+  warnings: string[];
+  workers: boolean;
+};
 
 async function runPage(url: string): Promise<PageResult> {
   const p = await browser.newPage();
@@ -65,7 +81,7 @@ const TIMEOUT_TEXT =
   "Error: the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed\n[Next: Make it finish sooner: no endless loops, fewer files or smaller inputs per call.]\n[Recovery: If the work cannot be made smaller, stop and say so.]";
 
 describe.skipIf(!present)("bash in Chromium: the interpreter in a Web Worker", () => {
-  it("a sed loop that never yields and a bash loop: failure \"timeout\", the lease kept, the page's timers fired during the calls; files over IndexedDB; no CSP violation", async () => {
+  it('a sed loop that never yields and a bash loop: failure "timeout", the lease kept, the page\'s timers fired during the calls; files over IndexedDB; no CSP violation', async () => {
     const out = await runPage(await page(true));
     expect(out.workers).toBe(true);
     expect(out.warnings).toEqual([]);
@@ -87,7 +103,9 @@ describe.skipIf(!present)("bash in Chromium: the interpreter in a Web Worker", (
   it("without the worker's module beside the page: one warning, and the shell runs in the page's thread under the limits derived from the timeout", async () => {
     const out = await runPage(await page(false));
     expect(out.warnings).toHaveLength(1);
-    expect(out.warnings[0]).toMatch(/^isoagent: bash's interpreter could not start in a Web Worker \(.+\); commands run in the page's thread instead, under limits derived from their timeouts \(see docs\/tools\/bash\.md\)$/);
+    expect(out.warnings[0]).toMatch(
+      /^isoagent: bash's interpreter could not start in a Web Worker \(.+\); commands run in the page's thread instead, under limits derived from their timeouts \(see docs\/tools\/bash\.md\)$/,
+    );
     const [pipeline, , sed, loop] = out.outcomes;
     expect(pipeline!.observation).toMatchObject({ type: "result", content: expect.stringContaining("[Committed 1 file change: created b.txt (+1 -0).]") });
     // In the page's thread the limits stop them (a blocked stretch, within half the timeout by the bench's measure).

@@ -73,10 +73,19 @@ describe.skipIf(!present)("examples/browser in Chromium", () => {
     expect(await approval.locator(".resources").textContent()).toBe("path notes/summary.md");
     expect(JSON.parse((await approval.locator(".args").textContent())!)).toMatchObject({ path: "notes/summary.md" });
     // The diff, as the console shows it (issue 15, finding 6): the tool's preview of the write.
-    expect(await approval.locator("pre.preview").textContent()).toBe("--- /dev/null\n+++ b/notes/summary.md\n@@ -0,0 +1,6 @@\n+# Summary\n+\n+3 things to do:\n+- buy milk\n+- call Ana about the trip\n+- renew the passport\n");
+    expect(await approval.locator("pre.preview").textContent()).toBe(
+      "--- /dev/null\n+++ b/notes/summary.md\n@@ -0,0 +1,6 @@\n+# Summary\n+\n+3 things to do:\n+- buy milk\n+- call Ana about the trip\n+- renew the passport\n",
+    );
     // Coloured line by line, as the console colours it (issue 27, finding 6): the file's headers, the hunk, six added lines.
-    expect(await approval.locator("pre.preview").evaluate((pre) => [...pre.childNodes].map((n) => (n instanceof HTMLElement ? n.className : "text")))).toEqual(["d-file", "d-file", "d-hunk", ...Array(6).fill("d-add")]);
-    const look = await approval.locator("pre.preview").evaluate((pre) => ({ added: getComputedStyle(pre.querySelector(".d-add")!).backgroundColor, hunk: getComputedStyle(pre.querySelector(".d-hunk")!).color, text: getComputedStyle(pre).color }));
+    expect(await approval.locator("pre.preview").evaluate((pre) => [...pre.childNodes].map((n) => (n instanceof HTMLElement ? n.className : "text")))).toEqual([
+      "d-file",
+      "d-file",
+      "d-hunk",
+      ...Array(6).fill("d-add"),
+    ]);
+    const look = await approval
+      .locator("pre.preview")
+      .evaluate((pre) => ({ added: getComputedStyle(pre.querySelector(".d-add")!).backgroundColor, hunk: getComputedStyle(pre.querySelector(".d-hunk")!).color, text: getComputedStyle(pre).color }));
     expect(look.added).not.toBe("rgba(0, 0, 0, 0)");
     expect(look.hunk).not.toBe(look.text);
     // Nothing is wider than the window, at 1280 px or at 400 (the run's id is 44 characters).

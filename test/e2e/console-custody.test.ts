@@ -93,7 +93,12 @@ describe.skipIf(!present)("the console's buttons follow custody and status", () 
       running: { enabled: ["Verify hash chain", "Cancel run"], disabled: [], blocked: "", titles: [] },
       completed: { enabled: ["Verify hash chain"], disabled: [], blocked: "", titles: [] },
       failed: { enabled: ["Verify hash chain"], disabled: [], blocked: "", titles: [] },
-      cancelled: { enabled: ["Verify hash chain"], disabled: ["Approve", "Deny…"], blocked: "This run was cancelled: what it asked can no longer be answered.", titles: Array(2).fill("This run was cancelled: what it asked can no longer be answered.") },
+      cancelled: {
+        enabled: ["Verify hash chain"],
+        disabled: ["Approve", "Deny…"],
+        blocked: "This run was cancelled: what it asked can no longer be answered.",
+        titles: Array(2).fill("This run was cancelled: what it asked can no longer be answered."),
+      },
       mirror: readOnly("Read-only here: this is a mirror of a run owned elsewhere, which answers and cancels it."),
       "in transit": readOnly("Read-only here: this run is in transit, and is driven, answered and cancelled here once its source seals the move."),
       moved: readOnly("Read-only here: this run moved to tab:1, which answers and cancels it."),
@@ -164,7 +169,12 @@ describe.skipIf(!present)("every API error is shown, in words", () => {
     const request = (over: object) => ({ runId: "errors_demo", step: 1, attempt: 1, argsHash: "b".repeat(64), resources: [], sideEffect: "local_mutation", ...over });
     const approvals = [
       { approvalId: "apr.1.s1c1.1", requestHash: "1".repeat(64), status: "pending", request: request({ kind: "call", callId: "s1c1", tool: "write_file", args: { path: "a.md", content: "x" } }) },
-      { approvalId: "apr.1.s1c2.1", requestHash: "2".repeat(64), status: "pending", request: request({ kind: "call", callId: "s1c2", tool: "ask_user", args: { question: "Which list?" }, sideEffect: "read_only", wantsAnswer: true }) },
+      {
+        approvalId: "apr.1.s1c2.1",
+        requestHash: "2".repeat(64),
+        status: "pending",
+        request: request({ kind: "call", callId: "s1c2", tool: "ask_user", args: { question: "Which list?" }, sideEffect: "read_only", wantsAnswer: true }),
+      },
       { approvalId: "apr.1.s1c3.1", requestHash: "3".repeat(64), status: "pending", request: request({ kind: "interrupted_side_effect", callId: "s1c3", tool: "add_item", args: { item: "a" } }) },
     ];
     const run = { runId: "errors_demo", status: "waiting", seq: 9, step: 1, createdAt: now, updatedAt: now, task: "t", traceId: "0".repeat(32), approvals, lease: null, custody: null };
@@ -173,7 +183,9 @@ describe.skipIf(!present)("every API error is shown, in words", () => {
     const problems = watch(page);
     let listFails = false;
     await page.route(/\/runs\?limit=\d+$/, (route) =>
-      listFails ? route.fulfill({ status: 503, json: { error: { code: "STORE_UNAVAILABLE", message: "the index did not answer" } } }) : route.fulfill({ json: { runs: [{ runId: "errors_demo", status: "waiting", createdAt: now, updatedAt: now, seq: 9, lease: null }] } }),
+      listFails
+        ? route.fulfill({ status: 503, json: { error: { code: "STORE_UNAVAILABLE", message: "the index did not answer" } } })
+        : route.fulfill({ json: { runs: [{ runId: "errors_demo", status: "waiting", createdAt: now, updatedAt: now, seq: 9, lease: null }] } }),
     );
     await page.route(/\/runs\/errors_demo$/, (route) => route.fulfill({ json: { run } }));
     await page.route(/\/runs\/errors_demo\/events$/, (route) => route.fulfill({ status: 204, body: "" }));
@@ -290,7 +302,10 @@ describe.skipIf(!present)("switching runs is race-free", () => {
     const stale = await page.evaluate(() => Number(document.body.dataset["stale"] ?? 0));
     letGo();
     // The newest run's answer arrives: dropped (or, as before, painted over the run shown).
-    await page.waitForFunction(([id, before]) => document.getElementById("run-title")!.textContent!.startsWith(id!) || Number(document.body.dataset["stale"] ?? 0) > Number(before), [newest, stale] as const);
+    await page.waitForFunction(([id, before]) => document.getElementById("run-title")!.textContent!.startsWith(id!) || Number(document.body.dataset["stale"] ?? 0) > Number(before), [
+      newest,
+      stale,
+    ] as const);
     expect(await page.locator("#run-title").textContent()).toBe(`${first}: waiting`);
     expect(await page.locator("section.approval").getAttribute("data-approval")).toBe((await node.api(`/runs/${first}`)).body.run.approvals[0].approvalId);
     const journal = await page.locator("#journal tr.row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-seq")));
@@ -317,10 +332,15 @@ describe.skipIf(!present)("switching runs is race-free", () => {
     await page.route(/\/runs\?limit=20&status=waiting$/, async (route) => (await listGate, route.fallback()));
     await page.selectOption("#filter", "waiting");
     await page.selectOption("#filter", "completed");
-    await page.waitForFunction(() => [...document.querySelectorAll("#runs li[data-run]")].length > 0 && [...document.querySelectorAll("#runs li[data-run]")].every((li) => li.getAttribute("data-status") === "completed"));
+    await page.waitForFunction(
+      () => [...document.querySelectorAll("#runs li[data-run]")].length > 0 && [...document.querySelectorAll("#runs li[data-run]")].every((li) => li.getAttribute("data-status") === "completed"),
+    );
     const listStale = await page.evaluate(() => Number(document.body.dataset["stale"] ?? 0));
     listGo();
-    await page.waitForFunction((before) => [...document.querySelectorAll("#runs li[data-run]")].some((li) => li.getAttribute("data-status") !== "completed") || Number(document.body.dataset["stale"] ?? 0) > before, listStale);
+    await page.waitForFunction(
+      (before) => [...document.querySelectorAll("#runs li[data-run]")].some((li) => li.getAttribute("data-status") !== "completed") || Number(document.body.dataset["stale"] ?? 0) > before,
+      listStale,
+    );
     expect(await page.locator("#runs li[data-run]").evaluateAll((lis) => lis.map((li) => li.getAttribute("data-status")))).not.toContain("waiting");
     expect(problems).toEqual([]);
     await context.close();

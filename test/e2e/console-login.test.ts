@@ -28,7 +28,9 @@ let data = "";
 beforeAll(async () => {
   if (!present) return;
   data = mkdtempSync(join(tmpdir(), "isoagent-login-e2e-"));
-  const started = await startGroup(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--port", "0", "--data", data], /console:\s+((http:\/\/[^/\s]+)\/login#\S+)/, { timeoutMs: scaled(120_000) });
+  const started = await startGroup(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--port", "0", "--data", data], /console:\s+((http:\/\/[^/\s]+)\/login#\S+)/, {
+    timeoutMs: scaled(120_000),
+  });
   worker = started.group;
   link = started.match[1]!;
   base = started.match[2]!;

@@ -87,7 +87,8 @@ describe.skipIf(!present)("the console, as operators would want it (the Worker o
     expect(await approval.locator("pre.preview").textContent()).toContain("+- renew the passport");
 
     // A journal row opens its whole event, as the API stores it.
-    const events = ((await (await fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { events: { seq: number; type: string; activity?: string }[] }).events;
+    const events = ((await (await fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { events: { seq: number; type: string; activity?: string }[] })
+      .events;
     const listed = events.find((e) => e.type === "call.finished" && e.activity === "List notes/")!;
     await page.click(`#journal tr.row[data-seq="${listed.seq}"]`);
     expect(JSON.parse((await page.locator(`#journal tr.event[data-seq="${listed.seq}"] pre.event-json`).textContent())!)).toEqual(listed);
@@ -116,7 +117,9 @@ describe.skipIf(!present)("the console, as operators would want it (the Worker o
     await page.waitForSelector("#run:not([data-status=waiting]):not([data-status=running])");
     await page.waitForSelector('#journal tr[data-type="approval.resolved"]');
     expect(await page.locator('#journal tr[data-type="approval.resolved"] td:nth-child(3)').textContent()).toBe("deny by console: the summary belongs in the wiki, not in notes/");
-    const resolved = ((await (await fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { events: { type: string; reason?: string }[] }).events.find((e) => e.type === "approval.resolved")!;
+    const resolved = ((await (await fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { events: { type: string; reason?: string }[] }).events.find(
+      (e) => e.type === "approval.resolved",
+    )!;
     expect(resolved.reason).toBe("the summary belongs in the wiki, not in notes/");
 
     // The decided approval stays, with the diff it showed and who decided.
@@ -160,16 +163,31 @@ describe.skipIf(!present)("the console over a driver in Node (driverBackend)", (
   beforeAll(async () => {
     if (!present) return;
     // Each run's one call says more than 16 bytes: the rest is kept as an artifact its journal names.
-    const say = defineTool({ name: "say", description: "Say a lot.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, outputPolicy: { maxVisibleBytes: 16 }, call: () => "the whole output, which the model saw only the end of" }) as Tool<never, unknown>;
+    const say = defineTool({
+      name: "say",
+      description: "Say a lot.",
+      inputSchema: strictObject({}),
+      sideEffect: "read_only",
+      timeoutMs: 1000,
+      outputPolicy: { maxVisibleBytes: 16 },
+      call: () => "the whole output, which the model saw only the end of",
+    }) as Tool<never, unknown>;
     const driver = createDriver({ store: memoryStore(), agent: scriptedAgent((v) => (v.step === 1 ? calls({ name: "say", args: "{}" }) : final("said"))), tools: [say] });
     const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [NODE_TOKEN] });
     server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
     await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
     at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     for (let k = 1; k <= 25; k++) {
-      await fetch(`${at}/runs`, { method: "POST", headers: { authorization: `Bearer ${NODE_TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ task: `task number ${k}\nwith a second line` }) });
+      await fetch(`${at}/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${NODE_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ task: `task number ${k}\nwith a second line` }),
+      });
     }
-    await until("the 25 runs to complete", async () => ((await (await fetch(`${at}/runs?status=completed`, { headers: { authorization: `Bearer ${NODE_TOKEN}` } })).json()) as { runs: unknown[] }).runs.length === 25);
+    await until(
+      "the 25 runs to complete",
+      async () => ((await (await fetch(`${at}/runs?status=completed`, { headers: { authorization: `Bearer ${NODE_TOKEN}` } })).json()) as { runs: unknown[] }).runs.length === 25,
+    );
   });
   afterAll(async () => {
     await new Promise<void>((r) => (server === undefined ? r() : server.close(() => r())));

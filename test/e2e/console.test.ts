@@ -182,10 +182,24 @@ describe.skipIf(!present)("the console keeps what the operator is typing", () =>
       approvalId: "apr.1.s1c1.1",
       requestHash: "a".repeat(64),
       status: "pending",
-      request: { kind: "call", runId: "ask_demo", step: 1, callId: "s1c1", attempt: 1, tool: "ask_user", args: { question: "Which list?", choices: ["todo", "ideas"] }, argsHash: "b".repeat(64), sideEffect: "read_only", resources: [], wantsAnswer: true },
+      request: {
+        kind: "call",
+        runId: "ask_demo",
+        step: 1,
+        callId: "s1c1",
+        attempt: 1,
+        tool: "ask_user",
+        args: { question: "Which list?", choices: ["todo", "ideas"] },
+        argsHash: "b".repeat(64),
+        sideEffect: "read_only",
+        resources: [],
+        wantsAnswer: true,
+      },
     };
     await page.route(/\/runs\?limit=\d+$/, (route) => route.fulfill({ json: { runs: [{ runId: "ask_demo", status: "waiting", createdAt: now, updatedAt: now, seq, lease: null }] } }));
-    await page.route(/\/runs\/ask_demo$/, (route) => route.fulfill({ json: { run: { runId: "ask_demo", status: "waiting", seq, step: 1, createdAt: now, updatedAt: now, task: "t", approvals: [approval], lease: null } } }));
+    await page.route(/\/runs\/ask_demo$/, (route) =>
+      route.fulfill({ json: { run: { runId: "ask_demo", status: "waiting", seq, step: 1, createdAt: now, updatedAt: now, task: "t", approvals: [approval], lease: null } } }),
+    );
     // Each connection of the live journal brings one more event, then ends; the page reconnects at once.
     await page.route(/\/runs\/ask_demo\/events$/, (route) => {
       seq++;
@@ -286,10 +300,12 @@ describe.skipIf(!present)("the console answers ask_user (the Worker with a model
       // section changes as the object lets go of the run): a click can land
       // beside the button, so it is clicked until the answer shows it.
       await page.waitForSelector("#run[data-status=waiting]");
-      await expect.poll(async () => {
-        await q.locator("button.choice", { hasText: "todo" }).click();
-        return q.locator("input.answer").inputValue();
-      }).toBe("todo");
+      await expect
+        .poll(async () => {
+          await q.locator("button.choice", { hasText: "todo" }).click();
+          return q.locator("input.answer").inputValue();
+        })
+        .toBe("todo");
       await q.locator("button.approve").click();
       await page.waitForSelector("#run[data-status=completed]");
       expect(await page.locator("#summary").textContent()).toBe('output: "Tidied the todo list."');

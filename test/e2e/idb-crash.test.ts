@@ -36,10 +36,12 @@ async function crashInPage(sideEffect: SideEffect, point: CrashPoint, kill: "rel
     let signal!: (p: string) => void;
     const reached = new Promise<string>((r) => (signal = r));
     await page.exposeFunction("__crashAt", (p: string) => signal(p));
-    const running = page.evaluate(([s, p]) => window.iso.start(s as SideEffect, p as CrashPoint), [sideEffect, point] as const).then(
-      () => "finished",
-      () => "killed",
-    );
+    const running = page
+      .evaluate(([s, p]) => window.iso.start(s as SideEffect, p as CrashPoint), [sideEffect, point] as const)
+      .then(
+        () => "finished",
+        () => "killed",
+      );
     const first = await Promise.race([reached, running]);
     const crashed = first === point;
     if (kill === "reload") await page.reload();

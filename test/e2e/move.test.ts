@@ -29,7 +29,12 @@ beforeAll(async () => {
   if (!present) return;
   mkdirSync(ARTIFACTS, { recursive: true });
   data = mkdtempSync(join(tmpdir(), "isoagent-move-e2e-"));
-  const started = await startGroup(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--port", "0", "--data", data], /console:\s+(http:\/\/\S+)\/login#code=[\s\S]*?token:\s+(\S+) \(kept/, { timeoutMs: scaled(120_000) });
+  const started = await startGroup(
+    process.execPath,
+    ["node_modules/tsx/dist/cli.mjs", "scripts/start.ts", "--port", "0", "--data", data],
+    /console:\s+(http:\/\/\S+)\/login#code=[\s\S]*?token:\s+(\S+) \(kept/,
+    { timeoutMs: scaled(120_000) },
+  );
   worker = started.group;
   base = started.match[1]!;
   token = started.match[2]!;
@@ -42,7 +47,11 @@ afterAll(async () => {
 });
 
 const api = async (path: string, init: { method?: string; body?: unknown } = {}): Promise<any> => {
-  const res = await fetch(`${base}${path}`, { method: init.method ?? "GET", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+  const res = await fetch(`${base}${path}`, {
+    method: init.method ?? "GET",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
   return { status: res.status, ...((await res.json()) as object) };
 };
 
@@ -89,8 +98,13 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
       await until(`run ${runId} to wait at the edge`, async () => (await api(`/runs/${runId}`)).run.status === "waiting");
       const atEdge = (await api(`/runs/${runId}`)).run;
       expect([atEdge.status, atEdge.custody]).toEqual(["waiting", null]);
-      expect(atEdge.approvals.map((a: { request: { note?: string } }) => a.request.note)).toEqual([expect.stringMatching(/^the run came from "tab:[0-9a-f]{8}", which "edge" does not trust to decide for it/)]);
-      await page.waitForFunction((id) => document.getElementById("edge-note")!.textContent!.includes(`${id} continues at the edge, whose operator decides again the call approved or asked about here`), runId);
+      expect(atEdge.approvals.map((a: { request: { note?: string } }) => a.request.note)).toEqual([
+        expect.stringMatching(/^the run came from "tab:[0-9a-f]{8}", which "edge" does not trust to decide for it/),
+      ]);
+      await page.waitForFunction(
+        (id) => document.getElementById("edge-note")!.textContent!.includes(`${id} continues at the edge, whose operator decides again the call approved or asked about here`),
+        runId,
+      );
       await page.waitForSelector(`#runs li[data-run="${runId}"][data-custody="moved"]`);
       // The tab's copy asks nothing more: its approval is answered where the run is now.
       await page.waitForFunction(() => document.getElementById("run")!.dataset["custody"] === "moved" && document.querySelectorAll("#approvals .approval").length === 0);
@@ -261,7 +275,16 @@ describe.skipIf(!present)("the browser example served by npm start's Worker, in 
 
 /** Chromium on a persistent profile, in its own process group (so it can be killed whole), on `url`. */
 async function chromiumOn(profile: string, url: string): Promise<{ group: Group; browser: Browser; page: Page }> {
-  const args = [...CHROMIUM.args, "--headless", "--disable-crash-reporter", "--disable-breakpad", `--user-data-dir=${profile}`, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "about:blank"];
+  const args = [
+    ...CHROMIUM.args,
+    "--headless",
+    "--disable-crash-reporter",
+    "--disable-breakpad",
+    `--user-data-dir=${profile}`,
+    "--remote-debugging-port=0",
+    "--remote-debugging-address=127.0.0.1",
+    "about:blank",
+  ];
   const { group, match } = await startGroup(CHROMIUM.executablePath, args, /DevTools listening on (ws:\/\/\S+)/, { timeoutMs: scaled(60_000) });
   groups.push(group);
   const browser = await chromium.connectOverCDP(match[1]!, { timeout: scaled(60_000) });

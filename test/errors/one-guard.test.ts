@@ -96,7 +96,8 @@ describe("one way to recognise an error", () => {
 
   // What another bundle's copy of the library throws: the same registered
   // symbol brand and a code, but none of this copy's classes.
-  const copy = (code: IsoagentErrorCode, extra: Record<string, unknown> = {}): unknown => Object.assign(Object.defineProperty(new Error("from another copy"), Symbol.for("isoagent.error"), { value: true }), { code }, extra);
+  const copy = (code: IsoagentErrorCode, extra: Record<string, unknown> = {}): unknown =>
+    Object.assign(Object.defineProperty(new Error("from another copy"), Symbol.for("isoagent.error"), { value: true }), { code }, extra);
 
   it("recognises a copy from another bundle by the brand and the code, where instanceof fails", () => {
     for (const [, , code] of cases) {

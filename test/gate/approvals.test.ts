@@ -18,7 +18,6 @@ const ask: Policy = rulesPolicy([{ tool: "write_file", permission: "ask", reason
 const deny: Policy = rulesPolicy([{ tool: "write_file", permission: "deny", reason: "no writes today" }]);
 const script = () => [calls(call("write_file", { path: "a.md", content: "x" })), final("ok")];
 
-
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {
     await p;
@@ -37,7 +36,16 @@ describe("approvals bound to the tool's shape and the policy's identity", () => 
     expect(a!.request.policyVersion).toBe("v1");
     expect(a!.request.toolShape).toBe(toolShapeHash(compileTool(worldTools({ files: {}, executions: [] }).writeFile)));
     expect(a!.requestHash).toBe(hashJsonSync(a!.request));
-    expect((await eventsOf(h.store, "run_1"))[3]).toEqual({ type: "call.permission", step: 1, callId: "s1c1", permission: "ask", source: "policy", reason: "writes need a person", sideEffect: "local_mutation", policyVersion: "v1" });
+    expect((await eventsOf(h.store, "run_1"))[3]).toEqual({
+      type: "call.permission",
+      step: 1,
+      callId: "s1c1",
+      permission: "ask",
+      source: "policy",
+      reason: "writes need a person",
+      sideEffect: "local_mutation",
+      policyVersion: "v1",
+    });
   });
 
   it("refuses an answer to an approval asked under another policy (APPROVAL_STALE), and asks again under the new one, naming the change", async () => {
@@ -79,7 +87,9 @@ describe("approvals bound to the tool's shape and the policy's identity", () => 
     expect(done.status).toBe("completed");
     expect(h.world.executions).toEqual([]);
     const events = await eventsOf(h.store, "run_1");
-    expect(events.filter((e) => e["type"] === "call.reopened")).toEqual([{ type: "call.reopened", step: 1, callId: "s1c1", reason: 'the policy changed from "v1" to "v2" since this call was let through' }]);
+    expect(events.filter((e) => e["type"] === "call.reopened")).toEqual([
+      { type: "call.reopened", step: 1, callId: "s1c1", reason: 'the policy changed from "v1" to "v2" since this call was let through' },
+    ]);
     expect(events.find((e) => e["type"] === "call.rejected")).toMatchObject({ observation: { type: "denied" } });
   });
 
@@ -93,7 +103,9 @@ describe("approvals bound to the tool's shape and the policy's identity", () => 
     await h.driver({ owner: "driver-2", policyVersion: "v2", policy: deny }).resume(crashed.runId);
     expect(h.world.executions).toHaveLength(1);
     const events = await eventsOf(h.store, "run_1");
-    expect(events.filter((e) => e["type"] === "call.reopened")).toEqual([{ type: "call.reopened", step: 1, callId: "s1c2", reason: 'the policy changed from "v1" to "v2" since this call was let through' }]);
+    expect(events.filter((e) => e["type"] === "call.reopened")).toEqual([
+      { type: "call.reopened", step: 1, callId: "s1c2", reason: 'the policy changed from "v1" to "v2" since this call was let through' },
+    ]);
     expect(events.filter((e) => e["type"] === "call.rejected")).toMatchObject([{ callId: "s1c2", observation: { type: "denied" } }]);
   });
 
@@ -162,17 +174,24 @@ describe("an interrupted side effect says exactly what is known", () => {
   it("run_again: the same request again, same idempotency key", async () => {
     const { h, reconciled } = await interrupted((d, runId, a) => d.settle(runId as never, a.approvalId, { requestHash: a.requestHash, by: "ana", resolution: "run_again" }));
     expect(reconciled).toEqual({ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "run_again", by: "ana" });
-    expect(h.world.executions.map((e) => [e.key, e.attempt])).toEqual([["run_1:1:s1c1", 1], ["run_1:1:s1c1", 2]]);
+    expect(h.world.executions.map((e) => [e.key, e.attempt])).toEqual([
+      ["run_1:1:s1c1", 1],
+      ["run_1:1:s1c1", 2],
+    ]);
   });
 
   it("record_result: it took effect, with this result", async () => {
-    const { h, reconciled } = await interrupted((d, runId, a) => d.settle(runId as never, a.approvalId, { requestHash: a.requestHash, by: "ana", resolution: "record_result", content: { written: 1 } }));
+    const { h, reconciled } = await interrupted((d, runId, a) =>
+      d.settle(runId as never, a.approvalId, { requestHash: a.requestHash, by: "ana", resolution: "record_result", content: { written: 1 } }),
+    );
     expect(reconciled).toEqual({ type: "call.reconciled", step: 1, callId: "s1c1", attempt: 1, resolution: "record_result", by: "ana", observation: { type: "result", content: { written: 1 } } });
     expect(h.world.executions).toHaveLength(1);
   });
 
   it("record_failure: it is known not to have taken effect", async () => {
-    const { reconciled } = await interrupted((d, runId, a) => d.settle(runId as never, a.approvalId, { requestHash: a.requestHash, by: "ana", resolution: "record_failure", reason: "checked the file" }));
+    const { reconciled } = await interrupted((d, runId, a) =>
+      d.settle(runId as never, a.approvalId, { requestHash: a.requestHash, by: "ana", resolution: "record_failure", reason: "checked the file" }),
+    );
     expect(reconciled).toEqual({
       type: "call.reconciled",
       step: 1,
@@ -184,7 +203,8 @@ describe("an interrupted side effect says exactly what is known", () => {
       observation: {
         type: "tool_error",
         failure: "error",
-        error: "Error: write_file was interrupted, and an operator recorded that it did not take effect.\n[Next: Call write_file again if it is still needed.]\n[Recovery: If it cannot be done, stop and say so.]",
+        error:
+          "Error: write_file was interrupted, and an operator recorded that it did not take effect.\n[Next: Call write_file again if it is still needed.]\n[Recovery: If it cannot be done, stop and say so.]",
       },
     });
   });

@@ -30,7 +30,6 @@ import { crashAt, eventsOf, harness } from "../driver/helpers.js";
 
 const LEASE = 30_000;
 
-
 /** Everything a run wrote, as text: to look for what must never be there. */
 async function journalText(store: ReturnType<typeof memoryStore>, runId: string): Promise<string> {
   return JSON.stringify(await store.read(runId as never));
@@ -51,7 +50,9 @@ describe("finding 1: folder-wide tools leak denied files", () => {
     const driver = createDriver({ store, tools: workspaceTools(ws).tools, policy, agent: scriptedAgent([calls(call(tool, args as never)), final("done")]) });
     const outcome = await driver.start("t");
     const text = await journalText(store, outcome.runId);
-    const finished = (await store.read(outcome.runId)).find((e) => e.type === "call.finished" || e.type === "call.rejected") as JournalEvent & { observation: { type: string; content?: unknown; error?: string } };
+    const finished = (await store.read(outcome.runId)).find((e) => e.type === "call.finished" || e.type === "call.rejected") as JournalEvent & {
+      observation: { type: string; content?: unknown; error?: string };
+    };
     return { text, observation: finished.observation };
   }
 
@@ -88,9 +89,13 @@ describe("finding 2: malformed policy answers fail closed", () => {
     ["undefined", () => undefined as never, "policy returned undefined; a policy answers { permission: allow | ask | deny }"],
     ["a Promise", () => Promise.resolve({ permission: "allow" }) as never, "policy returned a Promise; policies are synchronous"],
     ["a thenable", () => ({ permission: "allow", then: () => {} }) as never, "policy returned a Promise; policies are synchronous"],
-    ["a throw", () => {
-      throw new Error("boom at /etc/policy.js:3");
-    }, "the policy threw; a policy that cannot decide denies"],
+    [
+      "a throw",
+      () => {
+        throw new Error("boom at /etc/policy.js:3");
+      },
+      "the policy threw; a policy that cannot decide denies",
+    ],
     ["a reason that is not text", () => ({ permission: "allow", reason: 42 }) as never, "policy returned a reason that is not text"],
   ];
   for (const [name, policy, reason] of bad) {
@@ -160,7 +165,11 @@ describe("finding 5: $id naming a URL or a file", () => {
   // Before: compileTool accepted both; seed 000 refuses them as it refuses $ref and $schema.
   const spec = (inputSchema: JsonSchema) => ({ name: "t", description: "d", inputSchema, sideEffect: "read_only" as const, timeoutMs: 10 });
   it("is refused in a tool schema, with SCHEMA_EXTERNAL_REF", () => {
-    for (const [id, where] of [["https://example.com/s.json", "the root"], ["file:///etc/passwd", "the root"], ["/etc/passwd", "the root"]] as const) {
+    for (const [id, where] of [
+      ["https://example.com/s.json", "the root"],
+      ["file:///etc/passwd", "the root"],
+      ["/etc/passwd", "the root"],
+    ] as const) {
       let caught: unknown;
       try {
         compileTool(spec({ $id: id, type: "object" }));
@@ -168,7 +177,9 @@ describe("finding 5: $id naming a URL or a file", () => {
         caught = e;
       }
       expect(isIsoagentError(caught, "SCHEMA_EXTERNAL_REF"), id).toBe(true);
-      expect((caught as Error).message).toBe(`tool "t": input schema refers outside itself: $id ${JSON.stringify(id)} at ${where} names a document; a tool schema names none (put shared parts under $defs)`);
+      expect((caught as Error).message).toBe(
+        `tool "t": input schema refers outside itself: $id ${JSON.stringify(id)} at ${where} names a document; a tool schema names none (put shared parts under $defs)`,
+      );
     }
     let nested: unknown;
     try {
@@ -176,7 +187,9 @@ describe("finding 5: $id naming a URL or a file", () => {
     } catch (e) {
       nested = e;
     }
-    expect((nested as Error).message).toBe('tool "t": input schema refers outside itself: $id "https://example.com/a.json" at /properties/a names a document; a tool schema names none (put shared parts under $defs)');
+    expect((nested as Error).message).toBe(
+      'tool "t": input schema refers outside itself: $id "https://example.com/a.json" at /properties/a names a document; a tool schema names none (put shared parts under $defs)',
+    );
   });
   it("stays standard in compileSchema: an embedded $id resolves inside the document and nothing is fetched", () => {
     const s = compileSchema({ $id: "https://example.com/root.json", $defs: { n: { $id: "n.json", type: "integer" } }, $ref: "n.json" });
@@ -189,7 +202,10 @@ describe("finding 6: output is not cleaned or capped everywhere", () => {
   // Before: a ToolError with 200 KB of text was journaled whole; ANSI
   // escapes, BEL and NUL passed through; invalid_content was uncapped.
   const tool = (name: string, call: () => unknown): Tool<never, unknown> =>
-    defineTool({ name, description: `The ${name} tool.`, inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, outputPolicy: { maxVisibleBytes: 1024 }, call }) as Tool<never, unknown>;
+    defineTool({ name, description: `The ${name} tool.`, inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, outputPolicy: { maxVisibleBytes: 1024 }, call }) as Tool<
+      never,
+      unknown
+    >;
 
   it("caps a ToolError's text as a result is capped, keeping the full text as an artifact", async () => {
     const huge = tool("huge", () => {
@@ -213,7 +229,11 @@ describe("finding 6: output is not cleaned or capped everywhere", () => {
     const h = harness([calls(call("ansi"), call("err"), call("bad")), final("ok")], { tools: [ansi, err, bad] });
     await h.driver().start("t");
     const obs = (await eventsOf(h.store, "run_1")).filter((e) => e["type"] === "call.finished").map((e) => e["observation"]);
-    expect(obs[0]).toEqual({ type: "result", content: "red bell\uFFFD nul\uFFFD ok\ttab\nline\n[Cleaned: 2 terminal escape sequences removed, 2 control characters replaced.]", cleaned: { escapes: 2, controls: 2 } });
+    expect(obs[0]).toEqual({
+      type: "result",
+      content: "red bell\uFFFD nul\uFFFD ok\ttab\nline\n[Cleaned: 2 terminal escape sequences removed, 2 control characters replaced.]",
+      cleaned: { escapes: 2, controls: 2 },
+    });
     expect(obs[1]).toMatchObject({ type: "tool_error", error: expect.stringMatching(/^Error: failed\uFFFD\n/), cleaned: { escapes: 1, controls: 1 } });
     const text = JSON.stringify(obs);
     expect(text).not.toMatch(/\\u001b|\\u0007|\\u0000/);

@@ -51,7 +51,10 @@ const FOLDERS = ["", "docs", "secrets", "src", "src/lib", "notes/old"];
 
 function makeCase(r: () => number): Case {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-  const tok = (prefix: string): string => `${prefix}${Math.floor(r() * 36 ** 8).toString(36).padStart(8, "0")}`;
+  const tok = (prefix: string): string =>
+    `${prefix}${Math.floor(r() * 36 ** 8)
+      .toString(36)
+      .padStart(8, "0")}`;
   const files: FileSpec[] = [];
   const count = 3 + Math.floor(r() * 7);
   for (let k = 0; k < count; k++) {
@@ -66,16 +69,7 @@ function makeCase(r: () => number): Case {
   const globs: string[] = [];
   for (let k = 1 + Math.floor(r() * 2); k > 0; k--) {
     const f = pick(files);
-    globs.push(
-      pick([
-        f.path,
-        "**/*.env",
-        "secrets/**",
-        `**/${f.path.split("/").at(-1)!}`,
-        f.path.includes("/") ? `${f.path.slice(0, f.path.lastIndexOf("/"))}/**` : "*.md",
-        "src/**/*.ts",
-      ]),
-    );
+    globs.push(pick([f.path, "**/*.env", "secrets/**", `**/${f.path.split("/").at(-1)!}`, f.path.includes("/") ? `${f.path.slice(0, f.path.lastIndexOf("/"))}/**` : "*.md", "src/**/*.ts"]));
   }
   const policy: Policy = r() < 0.5 ? rulesPolicy(globs.map((match) => ({ resource: { kind: "path", match }, permission: "deny" as const }))) : workspacePolicy({ deny: globs });
   const denied = (path: string): boolean => globs.some((g) => globMatch(g, path));

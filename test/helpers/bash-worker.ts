@@ -26,5 +26,15 @@ export function nodeBashWorkerUrl(): Promise<URL> {
 
 /** Bundles the Web Worker's module (adapters/bash-web/thread.ts) as `bash-worker.js` into `dir`, as a page's bundler would. */
 export async function buildWebBashWorker(dir: string, name = "bash-worker.js"): Promise<void> {
-  await build({ entryPoints: { [name.replace(/\.js$/, "")]: "adapters/bash-web/thread.ts" }, bundle: true, splitting: true, format: "esm", platform: "browser", target: "es2022", outdir: dir, alias: NO_ZLIB.alias!, logLevel: "silent" });
+  await build({
+    entryPoints: { [name.replace(/\.js$/, "")]: "adapters/bash-web/thread.ts" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    outdir: dir,
+    alias: NO_ZLIB.alias!,
+    logLevel: "silent",
+  });
 }

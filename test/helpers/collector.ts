@@ -60,31 +60,33 @@ export async function startCollector(): Promise<Collector> {
         server.close(() => resolve());
       }),
   };
-  const server: Server = createServer(asyncHandler(async (req, res) => {
-    // A preflight: every header asked for (an API key's) is allowed.
-    if (req.method === "OPTIONS") return void res.writeHead(204, { ...cors, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "content-type" }).end();
-    let raw = "";
-    for await (const chunk of req) raw += chunk;
-    const body = JSON.parse(raw) as { resourceSpans: { scopeSpans: { spans: { spanId: string; traceId: string; name: string }[] }[] }[] };
-    const spans = body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
-    if (c.mode === "fail") {
-      c.answered.refused++;
-      c.refusals.push({ at: Date.now(), traceIds: [...new Set(spans.map((s) => s.traceId))] });
-      return void res.writeHead(503, cors).end();
-    }
-    c.lastHeaders = req.headers;
-    for (const s of spans) {
-      c.seen.set(s.spanId, (c.seen.get(s.spanId) ?? 0) + 1);
-      c.traceIds.push(s.traceId);
-      c.names.set(s.spanId, s.name);
-    }
-    const answer = (): void => {
-      c.answered.accepted++;
-      res.writeHead(200, { ...cors, "content-type": "application/json" }).end("{}");
-    };
-    if (c.mode === "hold") holding.push(answer);
-    else answer();
-  }));
+  const server: Server = createServer(
+    asyncHandler(async (req, res) => {
+      // A preflight: every header asked for (an API key's) is allowed.
+      if (req.method === "OPTIONS") return void res.writeHead(204, { ...cors, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "content-type" }).end();
+      let raw = "";
+      for await (const chunk of req) raw += chunk;
+      const body = JSON.parse(raw) as { resourceSpans: { scopeSpans: { spans: { spanId: string; traceId: string; name: string }[] }[] }[] };
+      const spans = body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans));
+      if (c.mode === "fail") {
+        c.answered.refused++;
+        c.refusals.push({ at: Date.now(), traceIds: [...new Set(spans.map((s) => s.traceId))] });
+        return void res.writeHead(503, cors).end();
+      }
+      c.lastHeaders = req.headers;
+      for (const s of spans) {
+        c.seen.set(s.spanId, (c.seen.get(s.spanId) ?? 0) + 1);
+        c.traceIds.push(s.traceId);
+        c.names.set(s.spanId, s.name);
+      }
+      const answer = (): void => {
+        c.answered.accepted++;
+        res.writeHead(200, { ...cors, "content-type": "application/json" }).end("{}");
+      };
+      if (c.mode === "hold") holding.push(answer);
+      else answer();
+    }),
+  );
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   c.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
   return c;

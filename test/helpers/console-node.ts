@@ -59,7 +59,14 @@ export async function consoleNode(token: string): Promise<ConsoleNode> {
     preview: (a) => lineDiff(a.path, a.path === "notes.md" ? BEFORE : undefined, a.content),
     call: () => "written",
   });
-  const hold = defineTool<Record<string, never>>({ name: "hold", description: "Wait until the test lets go.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 600_000, call: async () => (await held, "released") });
+  const hold = defineTool<Record<string, never>>({
+    name: "hold",
+    description: "Wait until the test lets go.",
+    inputSchema: strictObject({}),
+    sideEffect: "read_only",
+    timeoutMs: 600_000,
+    call: async () => (await held, "released"),
+  });
   const look = defineTool<Record<string, never>>({ name: "look", description: "Look around.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "seen" });
   const tools = [write, hold, look] as Tool<never, unknown>[];
   const shapes = toolShapes(tools);
@@ -83,12 +90,19 @@ export async function consoleNode(token: string): Promise<ConsoleNode> {
   const tab = createDriver({ store: tabStore, owner: "tab-driver", agent, tools, policy });
 
   const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const res = await fetch(`${origin}${path}`, { method: init.method ?? "GET", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
+    const res = await fetch(`${origin}${path}`, {
+      method: init.method ?? "GET",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const settled = async (runId: RunId, task: Task) => {
     const want = { ask: "waiting", edit: "waiting", long: "waiting", hold: "running", done: "completed", fail: "failed" }[task];
-    await until(`run ${runId} to be ${want}`, async () => (await api(`/runs/${runId}`)).body.run.status === want && (task !== "hold" || (await edge.events(runId)).some((e) => e.type === "call.started")));
+    await until(
+      `run ${runId} to be ${want}`,
+      async () => (await api(`/runs/${runId}`)).body.run.status === want && (task !== "hold" || (await edge.events(runId)).some((e) => e.type === "call.started")),
+    );
   };
   const create = async (task: Task): Promise<RunId> => {
     const { body } = await api("/runs", { method: "POST", body: { task } });
@@ -108,7 +122,11 @@ export async function consoleNode(token: string): Promise<ConsoleNode> {
     async copy(role) {
       const o = await tab.start("ask");
       const bundle = await bundleText(exportRun(tabStore, o.runId));
-      const res = await fetch(role === "mirror" ? `${origin}/runs/${o.runId}/mirror` : `${origin}/runs/import?role=in_transit`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" }, body: bundle });
+      const res = await fetch(role === "mirror" ? `${origin}/runs/${o.runId}/mirror` : `${origin}/runs/import?role=in_transit`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/x-ndjson" },
+        body: bundle,
+      });
       if (res.status !== 201) throw new Error(`the ${role} copy was refused: ${res.status} ${await res.text()}`);
       return o.runId;
     },

@@ -27,7 +27,13 @@ export function fakeResponses(next: (request: { step: number; input: unknown[] }
     requests.push({ chars: text.length, inputTokens, items: body.input.length });
     const answer = next({ step: ++step, input: body.input });
     if ("status" in answer) {
-      return { status: answer.status, header: () => null, body: (async function* () { yield enc.encode(answer.body); })() };
+      return {
+        status: answer.status,
+        header: () => null,
+        body: (async function* () {
+          yield enc.encode(answer.body);
+        })(),
+      };
     }
     const chunks = responsesStream({ ...answer, usage: { input: inputTokens, output: 20 } });
     return {

@@ -131,10 +131,32 @@ function headers(r: R, t: FuzzTarget): Record<string, string> {
   const auth = pick(r, ["none", "none", "operator", "operator", "operator", "run", "garbage", "cookie", "cookie", "both"]);
   if (auth === "operator" || auth === "both") h["authorization"] = `Bearer ${t.operatorToken}`;
   if (auth === "run" && t.runToken !== undefined) h["authorization"] = `Bearer ${t.runToken}`;
-  if (auth === "garbage") h["authorization"] = pick(r, ["Bearer ", "Bearer x", `Bearer ${t.operatorToken}x`, `Basic ${t.operatorToken}`, "bearer " + t.operatorToken, "Bearer \u00ff", `Bearer ${"a".repeat(5000)}`]);
+  if (auth === "garbage")
+    h["authorization"] = pick(r, ["Bearer ", "Bearer x", `Bearer ${t.operatorToken}x`, `Basic ${t.operatorToken}`, "bearer " + t.operatorToken, "Bearer \u00ff", `Bearer ${"a".repeat(5000)}`]);
   if ((auth === "cookie" || auth === "both") && t.cookies.length > 0) h["cookie"] = pick(r, t.cookies);
-  if (auth === "garbage" && chance(r, 0.5)) h["cookie"] = pick(r, ["isoagent_session=", "isoagent_session=v1.1.2.3", `isoagent_session=v1.99999999999999.${"0".repeat(32)}.${"0".repeat(64)}`, "isoagent_session=%ZZ", `isoagent_session=${t.operatorToken}`, "a=b; isoagent_session=x; isoagent_session=y"]);
-  if (chance(r, 0.7)) h["content-type"] = pick(r, ["application/json", "application/json", "application/json; charset=utf-8", "application/x-ndjson", "text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "application/jsonx", "", "application/json;;;", "\u00e9"]);
+  if (auth === "garbage" && chance(r, 0.5))
+    h["cookie"] = pick(r, [
+      "isoagent_session=",
+      "isoagent_session=v1.1.2.3",
+      `isoagent_session=v1.99999999999999.${"0".repeat(32)}.${"0".repeat(64)}`,
+      "isoagent_session=%ZZ",
+      `isoagent_session=${t.operatorToken}`,
+      "a=b; isoagent_session=x; isoagent_session=y",
+    ]);
+  if (chance(r, 0.7))
+    h["content-type"] = pick(r, [
+      "application/json",
+      "application/json",
+      "application/json; charset=utf-8",
+      "application/x-ndjson",
+      "text/plain",
+      "multipart/form-data; boundary=x",
+      "application/x-www-form-urlencoded",
+      "application/jsonx",
+      "",
+      "application/json;;;",
+      "\u00e9",
+    ]);
   const origin = pick(r, ["own", "own", "none", "other", "null", "sub"]);
   if (origin === "own") h["origin"] = t.origin;
   if (origin === "other") h["origin"] = "https://evil.example";
@@ -157,7 +179,11 @@ function json(r: R, depth = 0): unknown {
   if (kind === 3) return pick(r, ["", "x", "approve", "deny", "run_again", "record_result", "mark_unknown", "\u202e", "a".repeat(int(r, 0, 5000)), "0".repeat(64)]);
   if (kind === 4) return Array.from({ length: int(r, 0, 4) }, () => json(r, depth + 1));
   const o: Record<string, unknown> = {};
-  for (let k = int(r, 0, 4); k > 0; k--) o[pick(r, ["task", "decision", "requestHash", "by", "reason", "answer", "approvalId", "resolution", "content", "action", "to", "events", "artifacts", "token", "code", "__proto__", "x"])] = json(r, depth + 1);
+  for (let k = int(r, 0, 4); k > 0; k--)
+    o[pick(r, ["task", "decision", "requestHash", "by", "reason", "answer", "approvalId", "resolution", "content", "action", "to", "events", "artifacts", "token", "code", "__proto__", "x"])] = json(
+      r,
+      depth + 1,
+    );
   return o;
 }
 
@@ -165,10 +191,24 @@ function json(r: R, depth = 0): unknown {
 function plausible(r: R, t: FuzzTarget): unknown {
   return pick(r, [
     () => ({ task: json(r) }),
-    () => ({ decision: pick(r, ["approve", "deny"]), requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]), ...(chance(r, 0.5) ? { by: "fuzz", reason: "r" } : {}), ...(chance(r, 0.3) ? { answer: "yes" } : {}) }),
-    () => ({ approvalId: pick(r, [...t.approvalIds, "apr.9.s9c9.9", "x"]), requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]), resolution: pick(r, ["run_again", "record_result", "record_failure", "mark_unknown"]), ...(chance(r, 0.5) ? { content: json(r) } : {}) }),
+    () => ({
+      decision: pick(r, ["approve", "deny"]),
+      requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]),
+      ...(chance(r, 0.5) ? { by: "fuzz", reason: "r" } : {}),
+      ...(chance(r, 0.3) ? { answer: "yes" } : {}),
+    }),
+    () => ({
+      approvalId: pick(r, [...t.approvalIds, "apr.9.s9c9.9", "x"]),
+      requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]),
+      resolution: pick(r, ["run_again", "record_result", "record_failure", "mark_unknown"]),
+      ...(chance(r, 0.5) ? { content: json(r) } : {}),
+    }),
     () => (chance(r, 0.5) ? {} : { by: "fuzz", reason: "because" }),
-    () => ({ action: pick(r, ["accept", "release", "abandon", "steal"]), ...(chance(r, 0.5) ? { to: pick(r, ["edge", "tab:1", "", "x".repeat(200)]) } : {}), ...(chance(r, 0.4) ? { events: [json(r)], artifacts: [] } : {}) }),
+    () => ({
+      action: pick(r, ["accept", "release", "abandon", "steal"]),
+      ...(chance(r, 0.5) ? { to: pick(r, ["edge", "tab:1", "", "x".repeat(200)]) } : {}),
+      ...(chance(r, 0.4) ? { events: [json(r)], artifacts: [] } : {}),
+    }),
     () => (chance(r, 0.5) ? { token: pick(r, [t.operatorToken, "nope", ""]) } : { code: pick(r, ["c1.1.2.3", `c1.99999999999999.${"a".repeat(32)}.${"b".repeat(64)}`]) }),
   ])();
 }
@@ -206,18 +246,43 @@ function wellFormed(r: R, t: FuzzTarget): FuzzRequest {
   const id = () => encodeURIComponent(pick(r, [...t.runIds, "run_unknown"]));
   const who = pick(r, ["operator", "operator", "operator", "run", "cookie", "cookie"]);
   const auth: Record<string, string> =
-    who === "run" && t.runToken !== undefined ? { authorization: `Bearer ${t.runToken}` } : who === "cookie" && t.cookies.length > 0 ? { cookie: pick(r, t.cookies), origin: t.origin } : { authorization: `Bearer ${t.operatorToken}` };
-  const post = (path: string, body: unknown, type = "application/json"): FuzzRequest => ({ method: "POST", path, headers: { ...auth, "content-type": type }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    who === "run" && t.runToken !== undefined
+      ? { authorization: `Bearer ${t.runToken}` }
+      : who === "cookie" && t.cookies.length > 0
+        ? { cookie: pick(r, t.cookies), origin: t.origin }
+        : { authorization: `Bearer ${t.operatorToken}` };
+  const post = (path: string, body: unknown, type = "application/json"): FuzzRequest => ({
+    method: "POST",
+    path,
+    headers: { ...auth, "content-type": type },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const get = (path: string, extra: Record<string, string> = {}): FuzzRequest => ({ method: "GET", path, headers: { ...auth, ...extra } });
   const from = () => pick(r, ["", `?from=${int(r, 0, 40)}`, `?from=${queryValue(r, t)}`]);
   const bundle = () => (t.bundle === undefined ? "" : chance(r, 0.6) ? t.bundle : t.bundle.replace(/"seq":\d+/, `"seq":${int(r, 0, 40)}`).slice(0, int(r, 0, t.bundle.length)));
   return pick(r, [
     () => post("/runs", { task: json(r) }),
     () => ({ ...post("/runs", { task: json(r) }), headers: { ...auth, "content-type": "application/json", "idempotency-key": pick(r, ["k1", "k2", "a".repeat(256), "\u00e9"]) } }),
-    () => post(`/runs/${id()}/approvals/${encodeURIComponent(pick(r, [...t.approvalIds, "apr.9.s9c9.9"]))}`, { decision: pick(r, ["approve", "deny"]), requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]), ...(chance(r, 0.3) ? { answer: "yes", by: "fuzz" } : {}) }),
+    () =>
+      post(`/runs/${id()}/approvals/${encodeURIComponent(pick(r, [...t.approvalIds, "apr.9.s9c9.9"]))}`, {
+        decision: pick(r, ["approve", "deny"]),
+        requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]),
+        ...(chance(r, 0.3) ? { answer: "yes", by: "fuzz" } : {}),
+      }),
     () => post(`/runs/${id()}/cancel`, chance(r, 0.5) ? {} : { by: "fuzz", reason: "r" }),
-    () => post(`/runs/${id()}/reconcile`, { approvalId: pick(r, [...t.approvalIds, "apr.9.s9c9.9"]), requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]), resolution: pick(r, ["run_again", "record_result", "record_failure", "mark_unknown"]), ...(chance(r, 0.5) ? { content: json(r) } : {}) }),
-    () => post(`/runs/${id()}/move`, { action: pick(r, ["accept", "release", "abandon"]), ...(chance(r, 0.6) ? { to: pick(r, ["edge", "tab:1", "elsewhere"]) } : {}), ...(chance(r, 0.4) ? { events: [json(r)], artifacts: [] } : {}) }),
+    () =>
+      post(`/runs/${id()}/reconcile`, {
+        approvalId: pick(r, [...t.approvalIds, "apr.9.s9c9.9"]),
+        requestHash: pick(r, [...t.requestHashes, "0".repeat(64)]),
+        resolution: pick(r, ["run_again", "record_result", "record_failure", "mark_unknown"]),
+        ...(chance(r, 0.5) ? { content: json(r) } : {}),
+      }),
+    () =>
+      post(`/runs/${id()}/move`, {
+        action: pick(r, ["accept", "release", "abandon"]),
+        ...(chance(r, 0.6) ? { to: pick(r, ["edge", "tab:1", "elsewhere"]) } : {}),
+        ...(chance(r, 0.4) ? { events: [json(r)], artifacts: [] } : {}),
+      }),
     () => post(`/runs/import${pick(r, ["", "?role=mirror", "?role=in_transit", "?role=owner"])}`, bundle(), NDJSON),
     () => post(`/runs/${id()}/mirror`, bundle(), NDJSON),
     () => get(`/runs/${id()}/events${from()}`, chance(r, 0.4) ? { accept: "text/event-stream", ...(chance(r, 0.3) ? { "last-event-id": String(int(r, -1, 40)) } : {}) } : {}),
@@ -228,7 +293,19 @@ function wellFormed(r: R, t: FuzzTarget): FuzzRequest {
     () => post("/login/code", ""),
     () => ({ method: "POST", path: "/login", headers: { "content-type": "application/json", origin: t.origin }, body: JSON.stringify(plausible(r, t)) }),
     () => post("/logout", ""),
-    () => ({ ...post("/mcp", { jsonrpc: "2.0", id: int(r, 0, 9), method: pick(r, ["initialize", "tools/list", "tools/call", "ping", "nope"]), params: pick(r, [{}, { name: pick(r, ["runs_list", "run_get", "run_create", "nope"]), arguments: json(r) }, { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } }]) }), headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" } }),
+    () => ({
+      ...post("/mcp", {
+        jsonrpc: "2.0",
+        id: int(r, 0, 9),
+        method: pick(r, ["initialize", "tools/list", "tools/call", "ping", "nope"]),
+        params: pick(r, [
+          {},
+          { name: pick(r, ["runs_list", "run_get", "run_create", "nope"]), arguments: json(r) },
+          { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+        ]),
+      }),
+      headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    }),
   ])();
 }
 
@@ -268,6 +345,11 @@ export async function judge(req: FuzzRequest, res: Response): Promise<string | u
 
 /** A request as a line to reproduce it by. */
 export function describeRequest(req: FuzzRequest): string {
-  const b = req.body === undefined ? "" : typeof req.body === "string" ? ` body ${JSON.stringify(req.body.slice(0, 120))}${req.body.length > 120 ? `… (${req.body.length} chars)` : ""}` : ` body bytes ${Array.from(req.body.slice(0, 24)).join(",")}`;
+  const b =
+    req.body === undefined
+      ? ""
+      : typeof req.body === "string"
+        ? ` body ${JSON.stringify(req.body.slice(0, 120))}${req.body.length > 120 ? `… (${req.body.length} chars)` : ""}`
+        : ` body bytes ${Array.from(req.body.slice(0, 24)).join(",")}`;
   return `${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 400)}${b}`;
 }

@@ -40,34 +40,36 @@ export async function mockModelServer(port = 0): Promise<MockModelServer> {
   const queue: MockAnswer[] = [];
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
-  const server: Server = createServer(asyncHandler(async (req: IncomingMessage, res: ServerResponse) => {
-    let raw = "";
-    for await (const c of req) raw += c;
-    requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw === "" ? undefined : JSON.parse(raw) });
-    const a = queue.shift() ?? { status: 500, body: JSON.stringify({ error: { message: "the mock has no answer left", type: "server_error", param: null, code: null } }) };
-    if (a.hangUp === true) {
-      req.socket.destroy();
-      return;
-    }
-    const streaming = a.chunks !== undefined;
-    res.writeHead(a.status ?? 200, { "content-type": streaming ? "text/event-stream" : "application/json", ...a.headers });
-    if (!streaming) {
-      res.end(a.body ?? "");
-      return;
-    }
-    let sent = 0;
-    for (const c of a.chunks!) {
-      if (a.cutAfter !== undefined && sent >= a.cutAfter) {
-        await new Promise((r) => setTimeout(r, 5));
+  const server: Server = createServer(
+    asyncHandler(async (req: IncomingMessage, res: ServerResponse) => {
+      let raw = "";
+      for await (const c of req) raw += c;
+      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw === "" ? undefined : JSON.parse(raw) });
+      const a = queue.shift() ?? { status: 500, body: JSON.stringify({ error: { message: "the mock has no answer left", type: "server_error", param: null, code: null } }) };
+      if (a.hangUp === true) {
         req.socket.destroy();
         return;
       }
-      res.write(c);
-      sent++;
-      await new Promise((r) => setImmediate(r));
-    }
-    res.end();
-  }));
+      const streaming = a.chunks !== undefined;
+      res.writeHead(a.status ?? 200, { "content-type": streaming ? "text/event-stream" : "application/json", ...a.headers });
+      if (!streaming) {
+        res.end(a.body ?? "");
+        return;
+      }
+      let sent = 0;
+      for (const c of a.chunks!) {
+        if (a.cutAfter !== undefined && sent >= a.cutAfter) {
+          await new Promise((r) => setTimeout(r, 5));
+          req.socket.destroy();
+          return;
+        }
+        res.write(c);
+        sent++;
+        await new Promise((r) => setImmediate(r));
+      }
+      res.end();
+    }),
+  );
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));

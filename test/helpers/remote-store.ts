@@ -23,7 +23,23 @@ export function decode(v: unknown): unknown {
   return v;
 }
 
-const METHODS = ["createRun", "append", "read", "acquireLease", "renewLease", "releaseLease", "lease", "listRuns", "putArtifact", "getArtifact", "putSnapshot", "getSnapshot", "importEvents", "custody", "abandonTransit"] as const;
+const METHODS = [
+  "createRun",
+  "append",
+  "read",
+  "acquireLease",
+  "renewLease",
+  "releaseLease",
+  "lease",
+  "listRuns",
+  "putArtifact",
+  "getArtifact",
+  "putSnapshot",
+  "getSnapshot",
+  "importEvents",
+  "custody",
+  "abandonTransit",
+] as const;
 
 /**
  * A Store whose every call crosses into workerd: over `route` "store", to the
@@ -31,12 +47,14 @@ const METHODS = ["createRun", "append", "read", "acquireLease", "renewLease", "r
  * the store a run object's own host drives its run on (localStore).
  */
 export function remoteStore(post: (path: string, body: string) => Promise<{ json(): Promise<unknown> }>, route: "store" | "local" = "store"): Store {
-  const call = (method: string) => async (...args: unknown[]) => {
-    const res = await post(`/test/${route}/${method}`, JSON.stringify(encode(args)));
-    const r = (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string; actualSeq?: number } };
-    if (!r.ok) throw new StoreError(r.error!.code as never, r.error!.message, r.error!.actualSeq === undefined ? {} : { actualSeq: r.error!.actualSeq });
-    // (JSON has no undefined: a run's custody comes back null when the store owns it.)
-    return method === "custody" && r.value === null ? undefined : decode(r.value);
-  };
+  const call =
+    (method: string) =>
+    async (...args: unknown[]) => {
+      const res = await post(`/test/${route}/${method}`, JSON.stringify(encode(args)));
+      const r = (await res.json()) as { ok: boolean; value?: unknown; error?: { code: string; message: string; actualSeq?: number } };
+      if (!r.ok) throw new StoreError(r.error!.code as never, r.error!.message, r.error!.actualSeq === undefined ? {} : { actualSeq: r.error!.actualSeq });
+      // (JSON has no undefined: a run's custody comes back null when the store owns it.)
+      return method === "custody" && r.value === null ? undefined : decode(r.value);
+    };
   return Object.fromEntries(METHODS.map((m) => [m, call(m)])) as unknown as Store;
 }

@@ -115,7 +115,8 @@ export function chatObject(o: { text?: string; refusal?: string; calls?: readonl
 
 /** OpenAI Chat Completions streamed: data-only chunks, a usage chunk, then `data: [DONE]`. */
 export function chatStream(o: Parameters<typeof chatObject>[0]): string[] {
-  const env = (choices: unknown[], usage: unknown = null) => sse(undefined, { id: "chatcmpl-mock1", object: "chat.completion.chunk", created: 1761564674, model: "gpt-mock", system_fingerprint: null, choices, usage });
+  const env = (choices: unknown[], usage: unknown = null) =>
+    sse(undefined, { id: "chatcmpl-mock1", object: "chat.completion.chunk", created: 1761564674, model: "gpt-mock", system_fingerprint: null, choices, usage });
   const delta = (d: Record<string, unknown>, finish: string | null = null) => env([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
   const out = [delta({ role: "assistant", content: o.calls !== undefined && o.text === undefined ? null : "", refusal: null })];
   if (o.text !== undefined) for (const d of halves(o.text)) out.push(delta({ content: d }));
@@ -137,10 +138,7 @@ export function anthropicObject(o: { text?: string; calls?: readonly MockCall[];
     type: "message",
     role: "assistant",
     model: "claude-mock",
-    content: [
-      ...(o.text !== undefined ? [{ type: "text", text: o.text }] : []),
-      ...(o.calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: JSON.parse(c.args) })),
-    ],
+    content: [...(o.text !== undefined ? [{ type: "text", text: o.text }] : []), ...(o.calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: JSON.parse(c.args) }))],
     stop_reason: o.stop ?? (o.calls !== undefined ? "tool_use" : "end_turn"),
     stop_sequence: null,
     usage: { input_tokens: 677, output_tokens: 33 },

@@ -38,10 +38,14 @@ const json = (body: unknown, headers: Record<string, string> = auth): RequestIni
 
 /** Waits for a state (no fixed budget: the deadline is scaled by ISOAGENT_TEST_TIMEOUT_SCALE). */
 async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  return waitFor("the HTTP app to get there", async () => {
-    const v = await f();
-    return ok(v) ? { v } : undefined;
-  }, { everyMs: 5 }).then((r) => r.v);
+  return waitFor(
+    "the HTTP app to get there",
+    async () => {
+      const v = await f();
+      return ok(v) ? { v } : undefined;
+    },
+    { everyMs: 5 },
+  ).then((r) => r.v);
 }
 
 describe("the HTTP app: authentication", () => {
@@ -146,7 +150,10 @@ describe("the HTTP app: runs", () => {
     expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe("APPROVAL_HASH_MISMATCH");
     const ok = await app.request(`/runs/${runId}/approvals/${a!.approvalId}`, json({ decision: "approve", requestHash: a!.requestHash, by: "ana" }));
     expect(ok.status).toBe(200);
-    const done = await until(async () => ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; output?: unknown } }).run, (r) => r.status === "completed");
+    const done = await until(
+      async () => ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; output?: unknown } }).run,
+      (r) => r.status === "completed",
+    );
     expect(done.output).toBe("done");
     expect(files["a.md"]).toBe("hi");
     const list = (await (await app.request("/runs?status=completed", { headers: auth })).json()) as { runs: { runId: string }[] };
@@ -249,7 +256,14 @@ describe("the HTTP app: leases", () => {
         return {};
       },
     });
-    const driver = createDriver({ store: memoryStore(), ids: sequentialIds(), owner: "driver-in-the-api", leaseTtlMs: 30_000, agent: scriptedAgent([calls(call("slow")), final("done")]), tools: [slow as Tool<never, unknown>] });
+    const driver = createDriver({
+      store: memoryStore(),
+      ids: sequentialIds(),
+      owner: "driver-in-the-api",
+      leaseTtlMs: 30_000,
+      agent: scriptedAgent([calls(call("slow")), final("done")]),
+      tools: [slow as Tool<never, unknown>],
+    });
     const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
     const { runId } = (await (await app.request("/runs", json({ task: "t" }))).json()) as { runId: string };
     await started;
@@ -261,7 +275,10 @@ describe("the HTTP app: leases", () => {
     expect(listed).toMatchObject([{ runId, lease: { holder: "driver-in-the-api", expiresAt: run.lease!.expiresAt } }]);
     release();
     // Released once the drive ends (just after its last append).
-    const done = await until(async () => ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; lease: unknown } }).run, (r) => r.status === "completed" && r.lease === null);
+    const done = await until(
+      async () => ((await (await app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { status: string; lease: unknown } }).run,
+      (r) => r.status === "completed" && r.lease === null,
+    );
     expect(done).toMatchObject({ status: "completed", lease: null });
   });
 });

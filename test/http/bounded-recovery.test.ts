@@ -32,7 +32,14 @@ async function crashLoop(crashes: number): Promise<{ driver: Driver; runId: RunI
     ids: sequentialIds(),
     agent: scriptedAgent([calls(call("read_file", { path: "notes.md" })), final("done")]),
     tools: [readFile, writeFile] as Tool<never, unknown>[],
-    faults: { at: (p) => { if (p === "after_effect" && crashed < crashes) { crashed++; throw new Crash(); } } },
+    faults: {
+      at: (p) => {
+        if (p === "after_effect" && crashed < crashes) {
+          crashed++;
+          throw new Crash();
+        }
+      },
+    },
   });
   const runId = await driver.create("read notes.md");
   // Each resume stands for a process started again after the last one died (its lease expired).
@@ -45,7 +52,9 @@ describe("the ask of a call interrupted too often, over HTTP", () => {
   it("GET shows it with its count, cause and note; approving runs it once more; settling run_again once more again", async () => {
     const { driver, runId, world, clock } = await crashLoop(3);
     const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
-    const { run } = (await (await app.request(`/runs/${runId}`, get)).json()) as { run: { status: string; approvals: { approvalId: string; requestHash: string; request: Record<string, unknown> }[] } };
+    const { run } = (await (await app.request(`/runs/${runId}`, get)).json()) as {
+      run: { status: string; approvals: { approvalId: string; requestHash: string; request: Record<string, unknown> }[] };
+    };
     expect(run.status).toBe("waiting");
     const [a] = run.approvals;
     expect(a!.request).toMatchObject({
@@ -54,7 +63,9 @@ describe("the ask of a call interrupted too often, over HTTP", () => {
       sideEffect: "read_only",
       attempt: 2,
       interrupted: { cause: "lease_expired", limit: 2 },
-      note: expect.stringMatching(/^read_file was interrupted 2 times \(recovery\.maxInterruptions\): it runs again only when an operator says so\. Last time driver_\S+ stopped without releasing the run, and its lease expired\.$/),
+      note: expect.stringMatching(
+        /^read_file was interrupted 2 times \(recovery\.maxInterruptions\): it runs again only when an operator says so\. Last time driver_\S+ stopped without releasing the run, and its lease expired\.$/,
+      ),
     });
     expect(((await (await app.request(`/runs/${runId}/approvals`, get)).json()) as { approvals: unknown[] }).approvals).toEqual(run.approvals);
     expect(world.executions).toHaveLength(2);
@@ -78,7 +89,17 @@ describe("the ask of a call interrupted too often, over HTTP", () => {
 
   it("a run failed for no progress shows its reason and detail", async () => {
     const clock = manualClock();
-    const driver = createDriver({ store: memoryStore({ clock }), clock, ids: sequentialIds(), tools: [], agent: { decide: async () => { throw new Crash("out of memory"); } } });
+    const driver = createDriver({
+      store: memoryStore({ clock }),
+      clock,
+      ids: sequentialIds(),
+      tools: [],
+      agent: {
+        decide: async () => {
+          throw new Crash("out of memory");
+        },
+      },
+    });
     const runId = await driver.create("t");
     for (let outcome = await driver.resume(runId), k = 0; outcome.status === "running" && k < 10; outcome = await driver.resume(runId), k++) clock.advance(LEASE + 1);
     const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });

@@ -32,7 +32,8 @@ function setup(store: Store = memoryStore()) {
     const type = res.headers.get("content-type") ?? "";
     return { status: res.status, res, body: type.includes("json") ? await res.json() : new Uint8Array(await res.arrayBuffer()) };
   };
-  const create = async (task: unknown): Promise<RunId> => ((await (await app.request("/runs", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ task }) })).json()) as { runId: RunId }).runId;
+  const create = async (task: unknown): Promise<RunId> =>
+    ((await (await app.request("/runs", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ task }) })).json()) as { runId: RunId }).runId;
   const done = (runId: RunId) => until(`run ${runId} to complete`, async () => (await driver.state(runId)).status === "completed");
   return { app, driver, get, create, done };
 }
@@ -45,7 +46,13 @@ describe("GET /runs, by page", () => {
     for (const id of ids) await done(id);
     const all = (await get("/runs")).body;
     expect(all.next).toBeUndefined();
-    expect(Object.fromEntries(all.runs.map((r: { runId: string; title: string }) => [r.runId, r.title]))).toEqual({ run_1: "First line", run_2: '{"goal":"tidy"}', run_3: "three", run_4: "four", run_5: "five" });
+    expect(Object.fromEntries(all.runs.map((r: { runId: string; title: string }) => [r.runId, r.title]))).toEqual({
+      run_1: "First line",
+      run_2: '{"goal":"tidy"}',
+      run_3: "three",
+      run_4: "four",
+      run_5: "five",
+    });
     const pages: string[][] = [];
     let path = "/runs?limit=2";
     for (;;) {
@@ -66,7 +73,19 @@ describe("GET /runs, by page", () => {
 
   it("refuses a malformed cursor, limit or status with 400 INVALID_QUERY", async () => {
     const { get } = setup();
-    for (const q of ["before=", "before=12", "before=abc:run_1", "before=12:", "before=12:not%20an%20id", `before=1:${"x".repeat(129)}`, `before=${"9".repeat(16)}:run_1`, "limit=0", "limit=501", "limit=2.5", "status=done"]) {
+    for (const q of [
+      "before=",
+      "before=12",
+      "before=abc:run_1",
+      "before=12:",
+      "before=12:not%20an%20id",
+      `before=1:${"x".repeat(129)}`,
+      `before=${"9".repeat(16)}:run_1`,
+      "limit=0",
+      "limit=501",
+      "limit=2.5",
+      "status=done",
+    ]) {
       const r = await get(`/runs?${q}`);
       expect([q, r.status, r.body.error.code]).toEqual([q, 400, "INVALID_QUERY"]);
     }

@@ -37,7 +37,11 @@ describe("?from= on the events and the export", () => {
     const { app, runId } = await setup();
     for (const from of MALFORMED) {
       const q = `from=${encodeURIComponent(from)}`;
-      for (const [path, headers] of [[`/runs/${runId}/events?${q}`, auth], [`/runs/${runId}/events?${q}`, SSE], [`/runs/${runId}/export?${q}`, auth]] as const) {
+      for (const [path, headers] of [
+        [`/runs/${runId}/events?${q}`, auth],
+        [`/runs/${runId}/events?${q}`, SSE],
+        [`/runs/${runId}/export?${q}`, auth],
+      ] as const) {
         const res = await app.request(path, { headers });
         expect([path, headers === SSE, res.status]).toEqual([path, headers === SSE, 400]);
         expect(await errorOf(res)).toEqual({ code: "INVALID_QUERY", message: "from must be a whole number from 1 (a seq of the run's journal)" });

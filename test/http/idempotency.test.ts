@@ -20,7 +20,11 @@ function setup() {
   const driver = createDriver({ store, ids: sequentialIds(), agent: scriptedAgent([final("done")]), tools: [] });
   const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [OPERATOR, OTHER], runTokens: () => [RUN], corsOrigins: ["https://ops.example"] });
   const create = (task: unknown, key: string | undefined, token = OPERATOR) =>
-    app.request("/runs", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(key === undefined ? {} : { "idempotency-key": key }) }, body: JSON.stringify({ task }) });
+    app.request("/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...(key === undefined ? {} : { "idempotency-key": key }) },
+      body: JSON.stringify({ task }),
+    });
   const runs = async () => (await store.listRuns({ limit: 100 })).map((r) => r.runId);
   return { app, driver, create, runs };
 }
@@ -34,7 +38,10 @@ describe("POST /runs with an Idempotency-Key", () => {
     const { runId } = (await first.json()) as { runId: string };
     expect(runId).toBe(idempotentRunId("bearer\noperator\n0", "key-1"));
     expect(runId).toMatch(/^run_[0-9a-f]{40}$/);
-    for (const task of [{ goal: "g", n: 1 }, { n: 1, goal: "g" }]) {
+    for (const task of [
+      { goal: "g", n: 1 },
+      { n: 1, goal: "g" },
+    ]) {
       const again = await create(task, "key-1");
       expect(again.status).toBe(201);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -67,7 +74,12 @@ describe("POST /runs with an Idempotency-Key", () => {
     }
     const login = await app.request("/login", { method: "POST", headers: { origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ token: OPERATOR }) });
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-    const bySession = () => app.request("http://localhost/runs", { method: "POST", headers: { cookie, origin: "http://localhost", "content-type": "application/json", "idempotency-key": "shared-key" }, body: JSON.stringify({ task: "t" }) });
+    const bySession = () =>
+      app.request("http://localhost/runs", {
+        method: "POST",
+        headers: { cookie, origin: "http://localhost", "content-type": "application/json", "idempotency-key": "shared-key" },
+        body: JSON.stringify({ task: "t" }),
+      });
     const s1 = await bySession();
     const s2 = await bySession();
     expect([s1.status, s2.status, s2.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"]);
@@ -101,9 +113,16 @@ describe("POST /runs with an Idempotency-Key", () => {
 
   it("lets a configured origin send the header and read whether the answer was replayed", async () => {
     const { app } = setup();
-    const pre = await app.request("/runs", { method: "OPTIONS", headers: { origin: "https://ops.example", "access-control-request-method": "POST", "access-control-request-headers": "idempotency-key" } });
+    const pre = await app.request("/runs", {
+      method: "OPTIONS",
+      headers: { origin: "https://ops.example", "access-control-request-method": "POST", "access-control-request-headers": "idempotency-key" },
+    });
     expect(pre.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("idempotency-key");
-    const res = await app.request("/runs", { method: "POST", headers: { origin: "https://ops.example", authorization: `Bearer ${OPERATOR}`, "content-type": "application/json", "idempotency-key": "k" }, body: JSON.stringify({ task: "t" }) });
+    const res = await app.request("/runs", {
+      method: "POST",
+      headers: { origin: "https://ops.example", authorization: `Bearer ${OPERATOR}`, "content-type": "application/json", "idempotency-key": "k" },
+      body: JSON.stringify({ task: "t" }),
+    });
     expect(res.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("idempotent-replayed");
   });
 });
@@ -111,7 +130,12 @@ describe("POST /runs with an Idempotency-Key", () => {
 describe("createIdempotent", () => {
   it("refuses a backend that creates another run than the one it is given", async () => {
     const runId = idempotentRunId("c", "k");
-    const e = await createIdempotent(runId, "t", async () => "run_other" as RunId, async () => "t").catch((e: unknown) => e);
+    const e = await createIdempotent(
+      runId,
+      "t",
+      async () => "run_other" as RunId,
+      async () => "t",
+    ).catch((e: unknown) => e);
     expect(isIsoagentError(e, "DRIVER_INVALID")).toBe(true);
   });
 
@@ -122,7 +146,11 @@ describe("createIdempotent", () => {
       const store = memoryStore();
       const driver = createDriver({ store, ids: sequentialIds(), agent: scriptedAgent([final("done")]), tools: [] });
       const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [token] });
-      const res = await app.request("/runs", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "k-1" }, body: JSON.stringify({ task: "t" }) });
+      const res = await app.request("/runs", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": "k-1" },
+        body: JSON.stringify({ task: "t" }),
+      });
       made.push(((await res.json()) as { runId: string }).runId);
     }
     expect(made[0]).toBe(made[1]);
@@ -133,7 +161,11 @@ describe("createIdempotent", () => {
     const startBy = async () => {
       const login = await app.request("/login", { method: "POST", headers: { origin: "http://localhost", "content-type": "application/json" }, body: JSON.stringify({ token: OPERATOR }) });
       const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-      const res = await app.request("http://localhost/runs", { method: "POST", headers: { cookie, origin: "http://localhost", "content-type": "application/json", "idempotency-key": "console-key" }, body: JSON.stringify({ task: "t" }) });
+      const res = await app.request("http://localhost/runs", {
+        method: "POST",
+        headers: { cookie, origin: "http://localhost", "content-type": "application/json", "idempotency-key": "console-key" },
+        body: JSON.stringify({ task: "t" }),
+      });
       return [res.headers.get("idempotent-replayed"), ((await res.json()) as { runId: string }).runId] as const;
     };
     const [first, second] = [await startBy(), await startBy()];

@@ -12,7 +12,8 @@ const RUN_TOKEN = "run-token-for-move-tests-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
 const NDJSON = "application/x-ndjson";
 
-const agent = () => scriptedAgent((view) => (view.step <= 2 ? calls(call("read_file", { path: `p${view.step}` })) : view.step === 3 ? calls(call("write_file", { path: "out.md", content: "x" })) : final("done")));
+const agent = () =>
+  scriptedAgent((view) => (view.step <= 2 ? calls(call("read_file", { path: `p${view.step}` })) : view.step === 3 ? calls(call("write_file", { path: "out.md", content: "x" })) : final("done")));
 const policy = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
 
 /** The edge (an app over a driver and a memory store, as `npm run example:serve` serves it) and a tab (a memory store here). */
@@ -20,7 +21,9 @@ function setup(options: { maxImportBytes?: number } = {}, keys: { edge?: PlaceKe
   const clock = manualClock();
   const edgeStore = memoryStore({ clock });
   const edgeDriver = createDriver({ store: edgeStore, clock, owner: "edge-host", agent: agent(), tools: TOOLS, policy });
-  const backend = driverBackend(edgeDriver, { move: (drive) => storeMoveBackend(edgeStore, { place: "edge", tools: SHAPES, onOwned: drive, ...(keys.edge === undefined ? {} : { keys: keys.edge }) }) });
+  const backend = driverBackend(edgeDriver, {
+    move: (drive) => storeMoveBackend(edgeStore, { place: "edge", tools: SHAPES, onOwned: drive, ...(keys.edge === undefined ? {} : { keys: keys.edge }) }),
+  });
   const app = createHttpApp({ backend, tokens: () => [TOKEN], runTokens: () => [RUN_TOKEN], ...options });
   const tabStore = movable(memoryStore({ clock }));
   const tabDriver = createDriver({ store: tabStore, clock, owner: "tab-driver", agent: agent(), tools: TOOLS, policy });
@@ -126,7 +129,10 @@ describe("the move routes: bad input", () => {
     expect(await errorOf(await move({ action: "release", to: "edge" }))).toEqual({ code: "MOVE_REFUSED", message: "a run cannot move from edge to itself" });
     expect((await s.app.request("/runs/nope/move", post(JSON.stringify({ action: "release", to: "tab:1" }), { "content-type": "application/json" }))).status).toBe(404);
     const { events } = await tailOf(s.tabStore, runId, 14);
-    expect(await errorOf(await move({ action: "accept", events }))).toEqual({ code: "MOVE_REFUSED", message: "accept takes the events after this place's copy, ending with the seal (run.moved) naming edge; nothing was accepted" });
+    expect(await errorOf(await move({ action: "accept", events }))).toEqual({
+      code: "MOVE_REFUSED",
+      message: "accept takes the events after this place's copy, ending with the seal (run.moved) naming edge; nothing was accepted",
+    });
     // A copy in transit is not released: it is not this place's to give.
     expect((await errorOf(await move({ action: "release", to: "tab:1" }))).code).toBe("RUN_IN_TRANSIT");
     expect(await (await move({ action: "abandon" })).json()).toEqual({ runId, abandoned: true });
@@ -159,7 +165,10 @@ describe("the move routes: bad input", () => {
     await elsewhere.createRun(first as never);
     const l = (await elsewhere.acquireLease(own, "x", 1000))!;
     await elsewhere.append(own, [seal({ v: 2, at: 1, type: "run.resumed", owner: "x", token: l.token } as never, 2, first!.hash)], { expectedSeq: 1, lease: l }, "running");
-    expect(await errorOf(await mirror(await bundleText(exportRun(elsewhere, own)), own))).toEqual({ code: "RUN_OWNED", message: `run ${own} is owned here: it grows by its own appends, never by an import` });
+    expect(await errorOf(await mirror(await bundleText(exportRun(elsewhere, own)), own))).toEqual({
+      code: "RUN_OWNED",
+      message: `run ${own} is owned here: it grows by its own appends, never by an import`,
+    });
   });
 });
 
@@ -171,11 +180,16 @@ describe("moving runs over HTTP", () => {
     // The edge does not trust the tab: the write the tab asked about is asked again, of the edge's operator, once the edge drives it.
     expect(moved.completed.reopened).toBe(1);
     await until("the edge to ask its operator", async () => (await s.edgeDriver.state(runId)).status === "waiting");
-    const view = (await (await s.app.request(`/runs/${runId}`, { headers: auth })).json()) as { run: { custody: unknown; status: string; approvals: { approvalId: string; requestHash: string; status: string }[] } };
+    const view = (await (await s.app.request(`/runs/${runId}`, { headers: auth })).json()) as {
+      run: { custody: unknown; status: string; approvals: { approvalId: string; requestHash: string; status: string }[] };
+    };
     expect(view.run.custody).toBeNull();
-    expect((await s.tabStore.custody(runId))).toMatchObject({ role: "moved", to: "edge" });
+    expect(await s.tabStore.custody(runId)).toMatchObject({ role: "moved", to: "edge" });
     const a = view.run.approvals.find((x) => x.status === "pending");
-    const approved = await s.app.request(`/runs/${runId}/approvals/${a!.approvalId}`, post(JSON.stringify({ decision: "approve", requestHash: a!.requestHash, by: "console" }), { "content-type": "application/json" }));
+    const approved = await s.app.request(
+      `/runs/${runId}/approvals/${a!.approvalId}`,
+      post(JSON.stringify({ decision: "approve", requestHash: a!.requestHash, by: "console" }), { "content-type": "application/json" }),
+    );
     expect(approved.status).toBe(200);
     await until("the edge to finish the run", async () => (await s.edgeDriver.state(runId)).status === "completed");
     await moveRun(runId, s.edge, s.tab);
@@ -199,7 +213,9 @@ describe("moving runs over HTTP", () => {
     const other = await waitingInTab(s);
     await s.edge.receive(other, await s.tab.export(other, 1), "in_transit");
     await sealRun(s.tabStore, other, { from: "tab:1", to: "edge" });
-    const signature = (JSON.parse((await bundleText(exportRun(s.tabStore, other, { fromSeq: 14, signing: await signingKey(tabPair.privateJwk) }))).trim().split("\n").at(-1)!) as { end: { signature: unknown } }).end.signature;
+    const signature = (
+      JSON.parse((await bundleText(exportRun(s.tabStore, other, { fromSeq: 14, signing: await signingKey(tabPair.privateJwk) }))).trim().split("\n").at(-1)!) as { end: { signature: unknown } }
+    ).end.signature;
     const res = await s.app.request(`/runs/${other}/move`, post(JSON.stringify({ action: "accept", ...(await tailOf(s.tabStore, other, 14)), signature }), { "content-type": "application/json" }));
     expect(await res.json()).toMatchObject({ runId: other, seq: 14, reopened: 0, custody: null });
   });

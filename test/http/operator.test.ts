@@ -44,60 +44,80 @@ function world() {
 }
 
 describe("audit finding 5: an operator's deny over HTTP", () => {
-  it("POST /runs/:id/approvals/:approvalId with decision deny: nothing runs, the agent is told, the run is driven on to its end (fails when the route, or driverBackend.deny, approves)", async () => {
-    const { writes, write } = world();
-    const driver = createDriver({ store: memoryStore(), ids: sequentialIds(), agent: scriptedAgent([calls(call("write_file", { path: "a.md", content: "hi" })), final("done")]), tools: [write], policy: rulesPolicy([]) });
-    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
-    const { runId } = (await (await app.request("/runs", json({ task: "write a.md" }))).json()) as { runId: string };
-    const waiting = await until(driver, runId, (s) => s.status === "waiting");
-    const [a] = Object.values(waiting.approvals);
-    const res = await app.request(`/runs/${runId}/approvals/${a!.approvalId}`, json({ decision: "deny", requestHash: a!.requestHash, by: "ana", reason: "not this file" }));
-    expect([res.status, await res.json()]).toEqual([200, { ok: true }]);
-    const done = await until(driver, runId, (s) => s.status === "completed");
-    expect(done.output).toBe("done");
-    expect(writes).toEqual([]);
-    const events = await driver.events(runId as never);
-    expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ decision: "deny", by: "ana", reason: "not this file" });
-    expect(events.find((e) => e.type === "call.rejected")).toMatchObject({
-      observation: { type: "denied", error: expect.stringMatching(/^Error: permission denied: an operator declined this call to write_file \("not this file"\)\./) },
-    });
-  }, SLOW);
+  it(
+    "POST /runs/:id/approvals/:approvalId with decision deny: nothing runs, the agent is told, the run is driven on to its end (fails when the route, or driverBackend.deny, approves)",
+    async () => {
+      const { writes, write } = world();
+      const driver = createDriver({
+        store: memoryStore(),
+        ids: sequentialIds(),
+        agent: scriptedAgent([calls(call("write_file", { path: "a.md", content: "hi" })), final("done")]),
+        tools: [write],
+        policy: rulesPolicy([]),
+      });
+      const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
+      const { runId } = (await (await app.request("/runs", json({ task: "write a.md" }))).json()) as { runId: string };
+      const waiting = await until(driver, runId, (s) => s.status === "waiting");
+      const [a] = Object.values(waiting.approvals);
+      const res = await app.request(`/runs/${runId}/approvals/${a!.approvalId}`, json({ decision: "deny", requestHash: a!.requestHash, by: "ana", reason: "not this file" }));
+      expect([res.status, await res.json()]).toEqual([200, { ok: true }]);
+      const done = await until(driver, runId, (s) => s.status === "completed");
+      expect(done.output).toBe("done");
+      expect(writes).toEqual([]);
+      const events = await driver.events(runId as never);
+      expect(events.find((e) => e.type === "approval.resolved")).toMatchObject({ decision: "deny", by: "ana", reason: "not this file" });
+      expect(events.find((e) => e.type === "call.rejected")).toMatchObject({
+        observation: { type: "denied", error: expect.stringMatching(/^Error: permission denied: an operator declined this call to write_file \("not this file"\)\./) },
+      });
+    },
+    SLOW,
+  );
 });
 
 describe("audit finding 5: the in-process backend's settle (POST /runs/:id/reconcile)", () => {
-  it("records what the operator says an interrupted write did, and drives the run on without running it again (fails when driverBackend.settle does not settle, or does not drive)", async () => {
-    const { writes, write } = world();
-    const clock = manualClock();
-    const store = memoryStore({ clock });
-    const ids = sequentialIds();
-    const agent = scriptedAgent([calls(call("write_file", { path: "a.md", content: "hi" })), final("done")]);
-    const options = { store, ids, agent, clock, tools: [write], policy: rulesPolicy([]) };
-    // The first driver dies right after the write took effect.
-    let crashed = false;
-    const first = createDriver({ ...options, owner: "driver-1", faults: { at: (p) => {
-      if (p === "after_effect" && !crashed) {
-        crashed = true;
-        throw new Crash();
-      }
-    } } });
-    const runId = await first.create("write a.md");
-    const asked = await first.resume(runId);
-    await first.approve(runId, asked.approvals[0]!.approvalId, { requestHash: asked.approvals[0]!.requestHash, by: "ana" });
-    expect((await first.resume(runId)).stopped).toBe("crashed");
-    expect(writes).toEqual(["a.md"]);
-    // The next driver finds the write interrupted and asks an operator.
-    clock.advance(60_000);
-    const driver = createDriver({ ...options, owner: "driver-2" });
-    const waiting = await driver.resume(runId);
-    const [a] = waiting.approvals;
-    expect(a!.request.kind).toBe("interrupted_side_effect");
-    const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
-    const res = await app.request(`/runs/${runId}/reconcile`, json({ approvalId: a!.approvalId, requestHash: a!.requestHash, resolution: "record_result", content: { ok: true }, by: "ana" }));
-    expect([res.status, await res.json()]).toEqual([200, { ok: true }]);
-    const done = await until(driver, runId, (s) => s.status === "completed");
-    expect(done.output).toBe("done");
-    expect(writes).toEqual(["a.md"]);
-    const events = await driver.events(runId);
-    expect(events.find((e) => e.type === "call.reconciled" && e.by === "ana")).toMatchObject({ resolution: "record_result", observation: { type: "result", content: { ok: true } } });
-  }, SLOW);
+  it(
+    "records what the operator says an interrupted write did, and drives the run on without running it again (fails when driverBackend.settle does not settle, or does not drive)",
+    async () => {
+      const { writes, write } = world();
+      const clock = manualClock();
+      const store = memoryStore({ clock });
+      const ids = sequentialIds();
+      const agent = scriptedAgent([calls(call("write_file", { path: "a.md", content: "hi" })), final("done")]);
+      const options = { store, ids, agent, clock, tools: [write], policy: rulesPolicy([]) };
+      // The first driver dies right after the write took effect.
+      let crashed = false;
+      const first = createDriver({
+        ...options,
+        owner: "driver-1",
+        faults: {
+          at: (p) => {
+            if (p === "after_effect" && !crashed) {
+              crashed = true;
+              throw new Crash();
+            }
+          },
+        },
+      });
+      const runId = await first.create("write a.md");
+      const asked = await first.resume(runId);
+      await first.approve(runId, asked.approvals[0]!.approvalId, { requestHash: asked.approvals[0]!.requestHash, by: "ana" });
+      expect((await first.resume(runId)).stopped).toBe("crashed");
+      expect(writes).toEqual(["a.md"]);
+      // The next driver finds the write interrupted and asks an operator.
+      clock.advance(60_000);
+      const driver = createDriver({ ...options, owner: "driver-2" });
+      const waiting = await driver.resume(runId);
+      const [a] = waiting.approvals;
+      expect(a!.request.kind).toBe("interrupted_side_effect");
+      const app = createHttpApp({ backend: driverBackend(driver), tokens: () => [TOKEN] });
+      const res = await app.request(`/runs/${runId}/reconcile`, json({ approvalId: a!.approvalId, requestHash: a!.requestHash, resolution: "record_result", content: { ok: true }, by: "ana" }));
+      expect([res.status, await res.json()]).toEqual([200, { ok: true }]);
+      const done = await until(driver, runId, (s) => s.status === "completed");
+      expect(done.output).toBe("done");
+      expect(writes).toEqual(["a.md"]);
+      const events = await driver.events(runId);
+      expect(events.find((e) => e.type === "call.reconciled" && e.by === "ana")).toMatchObject({ resolution: "record_result", observation: { type: "result", content: { ok: true } } });
+    },
+    SLOW,
+  );
 });

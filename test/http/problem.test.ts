@@ -26,14 +26,21 @@ describe("a run its driver cannot resume, over HTTP", () => {
     const after = createDriver({ store, agent: agent(), tools: [tool("write", "Write.", "ask"), tool("erase", "Erase everything.")] });
     const app = createHttpApp({ backend: driverBackend(after), tokens: () => [TOKEN] });
     const a = waiting.approvals[0]!;
-    const answered = await app.request(`/runs/${waiting.runId}/approvals/${a.approvalId}`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve", requestHash: a.requestHash, by: "ana" }) });
+    const answered = await app.request(`/runs/${waiting.runId}/approvals/${a.approvalId}`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ decision: "approve", requestHash: a.requestHash, by: "ana" }),
+    });
     expect(answered.status).toBe(200);
     const run = await until("the run's view to show its problem", async () => {
       const r = ((await (await app.request(`/runs/${waiting.runId}`, { headers: auth })).json()) as { run: { status: string; problem?: { code: string; message: string } } }).run;
       return r.problem !== undefined && r;
     });
     expect(run.status).toBe("running");
-    expect(run.problem).toEqual({ code: "TOOL_SHAPE_CHANGED", message: `run ${waiting.runId} was not offered tool "erase", which this driver offers (register tools conditionally; never change a tool's shape under a live run)` });
+    expect(run.problem).toEqual({
+      code: "TOOL_SHAPE_CHANGED",
+      message: `run ${waiting.runId} was not offered tool "erase", which this driver offers (register tools conditionally; never change a tool's shape under a live run)`,
+    });
     // Nothing was done with the tools the run was not offered.
     expect((await store.read(waiting.runId)).filter((e) => e.type === "call.started")).toEqual([]);
   });

@@ -67,7 +67,8 @@ function setup(steps: number, keepAliveMs: number) {
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     return sseReader(res.body!);
   };
-  const create = async (): Promise<RunId> => ((await (await app.request("/runs", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ task: "push" }) })).json()) as { runId: RunId }).runId;
+  const create = async (): Promise<RunId> =>
+    ((await (await app.request("/runs", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ task: "push" }) })).json()) as { runId: RunId }).runId;
   return { app, driver, counts, release, stream, create, gates };
 }
 
@@ -224,7 +225,14 @@ describe("appends by another driver sharing the store", () => {
   it("reach the stream at once when the store tells them (memoryStore's watch): the driver serving the stream never appends", async () => {
     const store = memoryStore();
     const gates: (() => void)[] = [];
-    const step = defineTool({ name: "step", description: "Wait for the test.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 60_000, call: () => new Promise<string>((r) => gates.push(() => r("ok"))) }) as Tool<never, unknown>;
+    const step = defineTool({
+      name: "step",
+      description: "Wait for the test.",
+      inputSchema: strictObject({}),
+      sideEffect: "read_only",
+      timeoutMs: 60_000,
+      call: () => new Promise<string>((r) => gates.push(() => r("ok"))),
+    }) as Tool<never, unknown>;
     const agent = scriptedAgent((view) => (view.step <= 2 ? calls({ name: "step", args: "{}" }) : final("done")));
     const serving = createDriver({ store, agent, tools: [step] });
     const working = createDriver({ store, agent, tools: [step] });

@@ -19,8 +19,21 @@ const post = (body: unknown, t: string): RequestInit => ({ method: "POST", heade
 
 function setup(runTokens: boolean) {
   const written: string[] = [];
-  const write = defineTool<{ path: string }>({ name: "write_file", description: "Write a file.", inputSchema: strictObject({ path: string() }), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: (a) => (written.push(a.path), "ok") });
-  const driver = createDriver({ store: memoryStore(), ids: sequentialIds(), agent: scriptedAgent([calls(call("write_file", { path: "a.md" })), final("done")]), tools: [write as Tool<never, unknown>] });
+  const write = defineTool<{ path: string }>({
+    name: "write_file",
+    description: "Write a file.",
+    inputSchema: strictObject({ path: string() }),
+    sideEffect: "local_mutation",
+    permission: "ask",
+    timeoutMs: 1000,
+    call: (a) => (written.push(a.path), "ok"),
+  });
+  const driver = createDriver({
+    store: memoryStore(),
+    ids: sequentialIds(),
+    agent: scriptedAgent([calls(call("write_file", { path: "a.md" })), final("done")]),
+    tools: [write as Tool<never, unknown>],
+  });
   const backend = driverBackend(driver);
   const app = createHttpApp({ backend, tokens: () => [OPERATOR], ...(runTokens ? { runTokens: () => [RUN] } : {}), mcp: mcpRunsServer(backend) });
   return { app, written };
@@ -51,7 +64,11 @@ describe("the HTTP API's scopes", () => {
       [`/runs/${runId}/cancel`, {}],
     ] as const) {
       const res = await app.request(path, post(body, RUN));
-      expect([path, res.status, (await res.json()) as unknown]).toEqual([path, 403, { error: { code: "OPERATOR_SCOPE_REQUIRED", message: "this token may create and read runs, not answer approvals, reconcile or cancel: that needs an operator token" } }]);
+      expect([path, res.status, (await res.json()) as unknown]).toEqual([
+        path,
+        403,
+        { error: { code: "OPERATOR_SCOPE_REQUIRED", message: "this token may create and read runs, not answer approvals, reconcile or cancel: that needs an operator token" } },
+      ]);
     }
     expect(written).toEqual([]);
     expect((await app.request(`/runs/${runId}/approvals/${a.approvalId}`, post({ decision: "approve", requestHash: a.requestHash }, OPERATOR))).status).toBe(200);

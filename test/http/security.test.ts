@@ -26,7 +26,12 @@ function setup(options: { tokens?: () => string[] } = {}) {
       return "ok";
     },
   });
-  const driver = createDriver({ store: memoryStore(), ids: sequentialIds(), agent: scriptedAgent([calls(call("write_file", { path: "a.md" })), final("done")]), tools: [write as Tool<never, unknown>] });
+  const driver = createDriver({
+    store: memoryStore(),
+    ids: sequentialIds(),
+    agent: scriptedAgent([calls(call("write_file", { path: "a.md" })), final("done")]),
+    tools: [write as Tool<never, unknown>],
+  });
   const clock = manualClock();
   const app = createHttpApp({ backend: driverBackend(driver), tokens: options.tokens ?? (() => [TOKEN]), clock, sessionTtlMs: 60_000 });
   return { app, driver, clock, effects };

@@ -132,7 +132,10 @@ describe("one-time login codes", () => {
     const second = await login(app, { code: minted.code });
     expect(second.status).toBe(401);
     expect(second.headers.get("set-cookie")).toBeNull();
-    expect(await errorOf(second)).toEqual({ code: "LOGIN_CODE_INVALID", message: "this login link was used already, or has expired (a link works once, within a minute of being made): make a new one, or log in with the token" });
+    expect(await errorOf(second)).toEqual({
+      code: "LOGIN_CODE_INVALID",
+      message: "this login link was used already, or has expired (a link works once, within a minute of being made): make a new one, or log in with the token",
+    });
   });
 
   it("expire after a minute (loginCodeTtlMs), and are refused once their token is rotated out", async () => {
@@ -156,11 +159,17 @@ describe("one-time login codes", () => {
   it("are minted only with an operator's bearer token: not a run token (403), not a session (403), not without one (401)", async () => {
     const { app } = setup();
     const asRun = await mint(app, RUN_TOKEN);
-    expect([asRun.status, await errorOf(asRun)]).toEqual([403, { code: "OPERATOR_SCOPE_REQUIRED", message: "this token may create and read runs, not make login codes: that needs an operator token" }]);
+    expect([asRun.status, await errorOf(asRun)]).toEqual([
+      403,
+      { code: "OPERATOR_SCOPE_REQUIRED", message: "this token may create and read runs, not make login codes: that needs an operator token" },
+    ]);
     const cookie = await session(app);
     // A session that could mint codes could renew itself for ever.
     const bySession = await app.request("/login/code", { method: "POST", headers: { cookie, origin: ORIGIN } });
-    expect([bySession.status, await errorOf(bySession)]).toEqual([403, { code: "BEARER_REQUIRED", message: "a login code is made with an operator token (Authorization: Bearer), not with the console's session" }]);
+    expect([bySession.status, await errorOf(bySession)]).toEqual([
+      403,
+      { code: "BEARER_REQUIRED", message: "a login code is made with an operator token (Authorization: Bearer), not with the console's session" },
+    ]);
     expect((await app.request("/login/code", { method: "POST" })).status).toBe(401);
   });
 

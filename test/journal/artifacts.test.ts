@@ -20,7 +20,14 @@ describe("the artifacts a journal names", () => {
   it("an event names a truncated output's, an elided one's and a compaction's artifacts; nothing else names one", () => {
     const finished = { type: "call.finished", observation: truncated } as unknown as JournalEvent;
     const reconciled = { type: "call.reconciled", observation: elided } as unknown as JournalEvent;
-    const compacted = { type: "context.compacted", artifacts: [C], items: [{ type: "observation", observation: { ...elided, elided: { artifact: D, bytes: 1 } } }, { type: "task", task: "t" }] } as unknown as JournalEvent;
+    const compacted = {
+      type: "context.compacted",
+      artifacts: [C],
+      items: [
+        { type: "observation", observation: { ...elided, elided: { artifact: D, bytes: 1 } } },
+        { type: "task", task: "t" },
+      ],
+    } as unknown as JournalEvent;
     expect(artifactsNamed(finished)).toEqual([A]);
     expect(artifactsNamed(reconciled)).toEqual([B]);
     expect(artifactsNamed(compacted)).toEqual([C, D]);

@@ -10,7 +10,19 @@ const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/$
 
 describe("v1 journal fixtures", () => {
   it("are all here", () => {
-    expect(readdirSync(dir).sort()).toEqual(["v1-approval.json", "v1-cancelled.json", "v1-completed.json", "v1-failed-abort.json", "v1-reconciled.json", "v2-compacted.json", "v2-reopened.json", "v2-unknown.json", "v3-moved.json", "v4-interrupted.json", "v4-no-progress.json"]);
+    expect(readdirSync(dir).sort()).toEqual([
+      "v1-approval.json",
+      "v1-cancelled.json",
+      "v1-completed.json",
+      "v1-failed-abort.json",
+      "v1-reconciled.json",
+      "v2-compacted.json",
+      "v2-reopened.json",
+      "v2-unknown.json",
+      "v3-moved.json",
+      "v4-interrupted.json",
+      "v4-no-progress.json",
+    ]);
   });
 
   const expected: Record<string, Record<string, unknown>> = {
@@ -24,7 +36,15 @@ describe("v1 journal fixtures", () => {
     "v2-unknown": { status: "completed", step: 3, output: "ok", seq: 16 },
     "v3-moved": { status: "completed", step: 2, output: "written after two moves", seq: 13 },
     "v4-interrupted": { status: "completed", step: 2, output: "read at last", seq: 17 },
-    "v4-no-progress": { status: "failed", step: 0, failure: { reason: "no_progress", detail: "the run was taken over 3 times in a row without progress (recovery.maxResumesWithoutProgress): each drive stopped without releasing it, the last by driver-c: a crash loop" }, seq: 5 },
+    "v4-no-progress": {
+      status: "failed",
+      step: 0,
+      failure: {
+        reason: "no_progress",
+        detail: "the run was taken over 3 times in a row without progress (recovery.maxResumesWithoutProgress): each drive stopped without releasing it, the last by driver-c: a crash loop",
+      },
+      seq: 5,
+    },
   };
   for (const [name, want] of Object.entries(expected)) {
     it(`${name}: the chain verifies and the state reduces as it did`, () => {
@@ -97,7 +117,13 @@ describe("v1 journal fixtures", () => {
     const shown = state.transcript.filter((t) => t.type === "observation").map((t) => (t.type === "observation" && t.observation.elided !== undefined ? "elided" : "kept"));
     expect(shown).toEqual(["elided", "elided", "elided", "kept"]);
     expect(state.artifacts).toHaveLength(1);
-    expect(events.filter((e) => e.type === "step.decided").map((e) => (e.type === "step.decided" ? (e.answer?.model ?? null) : null))).toEqual(["fixture-1", "fixture-1", "fixture-1", "fixture-1", null]);
+    expect(events.filter((e) => e.type === "step.decided").map((e) => (e.type === "step.decided" ? (e.answer?.model ?? null) : null))).toEqual([
+      "fixture-1",
+      "fixture-1",
+      "fixture-1",
+      "fixture-1",
+      null,
+    ]);
   });
 
   it("v3-moved: two seals (to the edge and back), the approval given at the edge between them, lease tokens and epochs rising across both places", () => {
@@ -105,7 +131,12 @@ describe("v1 journal fixtures", () => {
     const state = reduce(events);
     expect(state.moved).toEqual({ from: "edge", to: "tab:fixture", epoch: 5, seq: 8 });
     const fence = events.flatMap((e) => (e.type === "run.resumed" ? [["token", e.token]] : e.type === "run.moved" ? [["epoch", e.epoch, e.to]] : []));
-    expect(fence).toEqual([["token", 1], ["epoch", 3, "edge"], ["epoch", 5, "tab:fixture"], ["token", 6]]);
+    expect(fence).toEqual([
+      ["token", 1],
+      ["epoch", 3, "edge"],
+      ["epoch", 5, "tab:fixture"],
+      ["token", 6],
+    ]);
     expect(Object.values(state.approvals).map((a) => [a.status, a.by])).toEqual([["approved", "console"]]);
     expect(events.filter((e) => e.type === "run.moved").map((e) => e.v)).toEqual([3, 3]);
   });
@@ -119,7 +150,12 @@ describe("v1 journal fixtures", () => {
   it("v4-interrupted: two takeovers (each naming the lease it took over), the read asked about at its limit with how its last attempt ended, approved, run a third time", () => {
     const events = load("v4-interrupted");
     const state = reduce(events);
-    expect(events.flatMap((e) => (e.type === "run.resumed" ? [[e.owner, e.took?.holder ?? null]] : []))).toEqual([["driver-a", null], ["driver-b", "driver-a"], ["driver-c", "driver-b"], ["driver-c", null]]);
+    expect(events.flatMap((e) => (e.type === "run.resumed" ? [[e.owner, e.took?.holder ?? null]] : []))).toEqual([
+      ["driver-a", null],
+      ["driver-b", "driver-a"],
+      ["driver-c", "driver-b"],
+      ["driver-c", null],
+    ]);
     const [a] = Object.values(state.approvals);
     expect([a!.request.kind, a!.request.sideEffect, a!.request.attempt, a!.status, a!.by]).toEqual(["interrupted_side_effect", "read_only", 2, "approved", "ana"]);
     expect(a!.request.interrupted).toEqual({ cause: "lease_expired", holder: "driver-b", expiresAt: Date.UTC(2026, 0, 1) + 61_000, startedAt: Date.UTC(2026, 0, 1) + 31_000, limit: 2 });
@@ -140,7 +176,10 @@ describe("v1 journal fixtures", () => {
     for (const name of ["v1-approval", "v1-reconciled", "v2-reopened", "v2-unknown", "v2-compacted", "v3-moved"]) {
       const state = reduce(load(name));
       expect(state.takeovers, name).toBeUndefined();
-      expect(Object.values(state.approvals).every((a) => a.request.interrupted === undefined), name).toBe(true);
+      expect(
+        Object.values(state.approvals).every((a) => a.request.interrupted === undefined),
+        name,
+      ).toBe(true);
     }
   });
 });

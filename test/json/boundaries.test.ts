@@ -222,7 +222,11 @@ describe("the scanner's other edges", () => {
   // (or for one kind of bracket only): the fast check then counts every bracket ever opened as
   // depth, gives up on a wide shallow text, and the strict scanner, finding nothing wrong, throws.
   it("depth is how deep brackets nest, not how many open: 400 siblings of each kind, one level down, are taken", () => {
-    for (const [empty, value] of [["[]", []], ["{}", {}], ['{"a":[]}', { a: [] }]] as const) {
+    for (const [empty, value] of [
+      ["[]", []],
+      ["{}", {}],
+      ['{"a":[]}', { a: [] }],
+    ] as const) {
       const text = `[${Array(400).fill(empty).join(",")}]`;
       expect(tryParseJson(text), empty).toEqual({ ok: true, value: Array(400).fill(value) });
     }

@@ -29,7 +29,15 @@ describe("canonicalJson (RFC 8785)", () => {
   });
 
   it("sorts keys by UTF-16 code units, as the RFC's example", () => {
-    const input = { "\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One", "\ud83d\ude00": "Emoji: Grinning Face", "\u0080": "Control", "\u00f6": "Latin Small Letter O With Diaeresis" };
+    const input = {
+      "\u20ac": "Euro Sign",
+      "\r": "Carriage Return",
+      "\ufb33": "Hebrew Letter Dalet With Dagesh",
+      "1": "One",
+      "\ud83d\ude00": "Emoji: Grinning Face",
+      "\u0080": "Control",
+      "\u00f6": "Latin Small Letter O With Diaeresis",
+    };
     expect(canonicalJson(input).indexOf('"\\r"')).toBeLessThan(canonicalJson(input).indexOf('"1"'));
     const order = [...canonicalJson(input).matchAll(/"([^"]*)":"[^"]*"/g)].map((m) => m[1]);
     expect(order).toEqual(["\\r", "1", "\u0080", "\u00f6", "\u20ac", "\ud83d\ude00", "\ufb33"]);

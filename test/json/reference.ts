@@ -237,14 +237,48 @@ export function referencePosition(text: string, at: number): { line: number; col
 
 /** Unicode's table of well-formed UTF-8 byte sequences (The Unicode Standard, table 3-7): lead byte ranges and the range of each byte after it. */
 const WELL_FORMED: [lead: [number, number], ...rest: [number, number][]][] = [
-  [[0xc2, 0xdf], [0x80, 0xbf]],
-  [[0xe0, 0xe0], [0xa0, 0xbf], [0x80, 0xbf]],
-  [[0xe1, 0xec], [0x80, 0xbf], [0x80, 0xbf]],
-  [[0xed, 0xed], [0x80, 0x9f], [0x80, 0xbf]],
-  [[0xee, 0xef], [0x80, 0xbf], [0x80, 0xbf]],
-  [[0xf0, 0xf0], [0x90, 0xbf], [0x80, 0xbf], [0x80, 0xbf]],
-  [[0xf1, 0xf3], [0x80, 0xbf], [0x80, 0xbf], [0x80, 0xbf]],
-  [[0xf4, 0xf4], [0x80, 0x8f], [0x80, 0xbf], [0x80, 0xbf]],
+  [
+    [0xc2, 0xdf],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xe0, 0xe0],
+    [0xa0, 0xbf],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xe1, 0xec],
+    [0x80, 0xbf],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xed, 0xed],
+    [0x80, 0x9f],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xee, 0xef],
+    [0x80, 0xbf],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xf0, 0xf0],
+    [0x90, 0xbf],
+    [0x80, 0xbf],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xf1, 0xf3],
+    [0x80, 0xbf],
+    [0x80, 0xbf],
+    [0x80, 0xbf],
+  ],
+  [
+    [0xf4, 0xf4],
+    [0x80, 0x8f],
+    [0x80, 0xbf],
+    [0x80, 0xbf],
+  ],
 ];
 const hexByte = (b: number): string => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`;
 
@@ -366,7 +400,57 @@ export function jsonText(r: () => number, depth = 0): string {
   }
 }
 
-const CORRUPTIONS = ["", ",", "]", "}", "[", "{", '"', "\\", "\\u", "\\u12", "\\u00/0", "\\u 123", "\\u-1ab", "\\ud800", "\\udc00", "\\uD83D\\u0041", "0", "00", "09", "-", "e", "E", ".", "+", "/", "//", " ", "\n", "\u0000", "\u001f", "\u007f", "\ud800", "\udc00", "\udfff", "\udc00\udc00", "\ud800\ue000", "\ufeff", "true", "nul", "tru", "fals", ":", '"a":1,', "!", "~", "x", "€", "😀", "1e999"];
+const CORRUPTIONS = [
+  "",
+  ",",
+  "]",
+  "}",
+  "[",
+  "{",
+  '"',
+  "\\",
+  "\\u",
+  "\\u12",
+  "\\u00/0",
+  "\\u 123",
+  "\\u-1ab",
+  "\\ud800",
+  "\\udc00",
+  "\\uD83D\\u0041",
+  "0",
+  "00",
+  "09",
+  "-",
+  "e",
+  "E",
+  ".",
+  "+",
+  "/",
+  "//",
+  " ",
+  "\n",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "\ud800",
+  "\udc00",
+  "\udfff",
+  "\udc00\udc00",
+  "\ud800\ue000",
+  "\ufeff",
+  "true",
+  "nul",
+  "tru",
+  "fals",
+  ":",
+  '"a":1,',
+  "!",
+  "~",
+  "x",
+  "€",
+  "😀",
+  "1e999",
+];
 
 /** A text nested `levels` deep, arrays and objects mixed, around a small value. */
 export function deepText(r: () => number, levels: number): string {
@@ -374,7 +458,7 @@ export function deepText(r: () => number, levels: number): string {
   let close = "";
   for (let k = 0; k < levels; k++) {
     if (r() < 0.5) {
-      open += r() < 0.3 ? '[1, ' : "[";
+      open += r() < 0.3 ? "[1, " : "[";
       close = `]${close}`;
     } else {
       open += r() < 0.3 ? '{"a": 1, "k": ' : '{"k":';
@@ -403,7 +487,37 @@ export function plainValue(r: () => number, depth = 0): unknown {
     case 1:
       return pick(r, [0, -0, 1, -1, 0.1, 1e21, 1e-7, 5e-324, -1.7976931348623157e308, 123456789.125, Math.floor(r() * 1e9) / 1000]);
     case 2: {
-      const alphabet = ["a", "Z", "é", "ß", "€", "😀", '"', "\\", "\n", "\b", "\f", "\r", "\t", "\u0001", "\u001f", "\u007f", "\u0080", "\u07ff", "\u0800", "\ud7ff", "\ue000", "\uffff", "\u{10000}", "\u{103FF}", "\u{10FFFF}", "\u2028", "/", " ", "!"];
+      const alphabet = [
+        "a",
+        "Z",
+        "é",
+        "ß",
+        "€",
+        "😀",
+        '"',
+        "\\",
+        "\n",
+        "\b",
+        "\f",
+        "\r",
+        "\t",
+        "\u0001",
+        "\u001f",
+        "\u007f",
+        "\u0080",
+        "\u07ff",
+        "\u0800",
+        "\ud7ff",
+        "\ue000",
+        "\uffff",
+        "\u{10000}",
+        "\u{103FF}",
+        "\u{10FFFF}",
+        "\u2028",
+        "/",
+        " ",
+        "!",
+      ];
       let s = "";
       for (let n = r() < 0.1 ? 65 + Math.floor(r() * 200) : Math.floor(r() * 10); n > 0; n--) s += pick(r, alphabet);
       return s;
@@ -414,7 +528,8 @@ export function plainValue(r: () => number, depth = 0): unknown {
     default: {
       const o: Record<string, unknown> = {};
       const size = r() < 0.2 ? 17 + Math.floor(r() * 10) : Math.floor(r() * 5);
-      for (let m = 0; m < size; m++) o[pick(r, ["a", "b", "B", "aa", "é", "😀", "\u007f", "k10", "k9", "", "key with space"]) + (r() < 0.5 ? String(Math.floor(r() * 30)) : "")] = plainValue(r, depth + 1);
+      for (let m = 0; m < size; m++)
+        o[pick(r, ["a", "b", "B", "aa", "é", "😀", "\u007f", "k10", "k9", "", "key with space"]) + (r() < 0.5 ? String(Math.floor(r() * 30)) : "")] = plainValue(r, depth + 1);
       return o;
     }
   }

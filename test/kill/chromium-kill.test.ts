@@ -39,7 +39,16 @@ afterAll(async () => {
 
 /** Launches Chromium on the profile, in its own process group, and connects to it over the DevTools protocol. */
 async function launch(dir: string, url: string): Promise<{ group: Group; browser: Browser; page: Page }> {
-  const args = [...CHROMIUM.args, "--headless", "--disable-crash-reporter", "--disable-breakpad", `--user-data-dir=${dir}`, "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1", "about:blank"];
+  const args = [
+    ...CHROMIUM.args,
+    "--headless",
+    "--disable-crash-reporter",
+    "--disable-breakpad",
+    `--user-data-dir=${dir}`,
+    "--remote-debugging-port=0",
+    "--remote-debugging-address=127.0.0.1",
+    "about:blank",
+  ];
   const { group, match } = await startGroup(CHROMIUM.executablePath, args, /DevTools listening on (ws:\/\/\S+)/, { timeoutMs: scaled(60_000) });
   const browser = await chromium.connectOverCDP(match[1]!, { timeout: scaled(60_000) });
   current = { group, browser };
@@ -59,99 +68,107 @@ async function killAll(group: Group, dir: string): Promise<void> {
 }
 
 describe.skipIf(!present)("Chromium killed with SIGKILL (its whole process group) and relaunched on its profile", () => {
-  it(`loses no step, repeats no effect, strands no run; the store's listing agrees (seed ${SEED})`, async () => {
-    console.log(`Chromium kill test: seed ${SEED} (ISOAGENT_KILL_SEED=${SEED} replays it), ${SECONDS} s of kills`);
-    const random = rng(SEED);
-    const site = await buildPage("test/e2e/pages/kill.html", "test/e2e/pages/kill.ts", "kill.js");
-    const files: Record<string, [string, string]> = {
-      "/": [readFileSync(join(site, "index.html"), "utf8"), "text/html; charset=utf-8"],
-      "/kill.js": [readFileSync(join(site, "kill.js"), "utf8"), "text/javascript; charset=utf-8"],
-    };
-    observer = await startObserver((req, res) => {
-      const file = files[new URL(req.url ?? "/", "http://x").pathname];
-      if (req.method !== "GET" || file === undefined) return false;
-      res.writeHead(200, { "content-type": file[1], "content-security-policy": CSP, "cache-control": "no-cache" }).end(file[0]);
-      return true;
-    });
-    profile = mkdtempSync(join(tmpdir(), "isoagent-kill-chromium-"));
-    let kills = 0;
-    let afterAnswer = 0;
-    let answers = 0;
-    let created = 0;
-    const ended = new Set<string>();
-    const known = new Set<string>();
+  it(
+    `loses no step, repeats no effect, strands no run; the store's listing agrees (seed ${SEED})`,
+    async () => {
+      console.log(`Chromium kill test: seed ${SEED} (ISOAGENT_KILL_SEED=${SEED} replays it), ${SECONDS} s of kills`);
+      const random = rng(SEED);
+      const site = await buildPage("test/e2e/pages/kill.html", "test/e2e/pages/kill.ts", "kill.js");
+      const files: Record<string, [string, string]> = {
+        "/": [readFileSync(join(site, "index.html"), "utf8"), "text/html; charset=utf-8"],
+        "/kill.js": [readFileSync(join(site, "kill.js"), "utf8"), "text/javascript; charset=utf-8"],
+      };
+      observer = await startObserver((req, res) => {
+        const file = files[new URL(req.url ?? "/", "http://x").pathname];
+        if (req.method !== "GET" || file === undefined) return false;
+        res.writeHead(200, { "content-type": file[1], "content-security-policy": CSP, "cache-control": "no-cache" }).end(file[0]);
+        return true;
+      });
+      profile = mkdtempSync(join(tmpdir(), "isoagent-kill-chromium-"));
+      let kills = 0;
+      let afterAnswer = 0;
+      let answers = 0;
+      let created = 0;
+      const ended = new Set<string>();
+      const known = new Set<string>();
 
-    /** The operator: answers one pending approval; true when it did. */
-    const operate = async (page: Page): Promise<boolean> => {
-      const pending = await page.evaluate(() => window.kill.pending());
-      const a = pending[Math.floor(random() * pending.length)];
-      if (a === undefined) return false;
-      const pick = random();
-      const how = a.kind === "call" ? (pick < 0.85 ? "approve" : "deny") : pick < 0.25 ? "approve" : pick < 0.55 ? "run_again" : pick < 0.8 ? "record_result" : "record_failure";
-      await page.evaluate(([r, id, h, how, what]) => window.kill.answer(r!, id!, h!, how!, what!), [a.runId, a.approvalId, a.requestHash, how, a.what]);
-      answers++;
-      return true;
-    };
+      /** The operator: answers one pending approval; true when it did. */
+      const operate = async (page: Page): Promise<boolean> => {
+        const pending = await page.evaluate(() => window.kill.pending());
+        const a = pending[Math.floor(random() * pending.length)];
+        if (a === undefined) return false;
+        const pick = random();
+        const how = a.kind === "call" ? (pick < 0.85 ? "approve" : "deny") : pick < 0.25 ? "approve" : pick < 0.55 ? "run_again" : pick < 0.8 ? "record_result" : "record_failure";
+        await page.evaluate(([r, id, h, how, what]) => window.kill.answer(r!, id!, h!, how!, what!), [a.runId, a.approvalId, a.requestHash, how, a.what]);
+        answers++;
+        return true;
+      };
 
-    const stopAt = Date.now() + SECONDS * 1000;
-    while (Date.now() < stopAt) {
-      const { group, page } = await launch(profile, observer.url);
-      const lifetime = 300 + random() * 2700;
-      const killAfterAnswer = random() < 0.6;
-      let deadline = Date.now() + lifetime;
-      try {
-        for (const r of await page.evaluate(() => window.kill.report())) {
-          known.add(r.runId);
-          if (["completed", "failed", "cancelled"].includes(r.status)) ended.add(r.runId);
-        }
-        const active = [...known].filter((id) => !ended.has(id)).length;
-        const ids = Array.from({ length: Math.min(MAX_RUNS - created, Math.max(0, ACTIVE - active)) }, () => `run_${++created}`);
-        if (ids.length > 0) {
-          // (A run whose creation a kill cut short does not exist: the store's listing is what counts.)
-          await page.evaluate((runIds) => window.kill.create(runIds), ids);
-          for (const id of ids) known.add(id);
-        }
-        while (Date.now() < deadline) {
-          if ((await operate(page)) && killAfterAnswer && deadline - Date.now() > 300) {
-            deadline = Date.now() + random() * 300;
-            afterAnswer++;
+      const stopAt = Date.now() + SECONDS * 1000;
+      while (Date.now() < stopAt) {
+        const { group, page } = await launch(profile, observer.url);
+        const lifetime = 300 + random() * 2700;
+        const killAfterAnswer = random() < 0.6;
+        let deadline = Date.now() + lifetime;
+        try {
+          for (const r of await page.evaluate(() => window.kill.report())) {
+            known.add(r.runId);
+            if (["completed", "failed", "cancelled"].includes(r.status)) ended.add(r.runId);
           }
-          await new Promise((r) => setTimeout(r, 50));
+          const active = [...known].filter((id) => !ended.has(id)).length;
+          const ids = Array.from({ length: Math.min(MAX_RUNS - created, Math.max(0, ACTIVE - active)) }, () => `run_${++created}`);
+          if (ids.length > 0) {
+            // (A run whose creation a kill cut short does not exist: the store's listing is what counts.)
+            await page.evaluate((runIds) => window.kill.create(runIds), ids);
+            for (const id of ids) known.add(id);
+          }
+          while (Date.now() < deadline) {
+            if ((await operate(page)) && killAfterAnswer && deadline - Date.now() > 300) {
+              deadline = Date.now() + random() * 300;
+              afterAnswer++;
+            }
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        } catch {
+          // cut short: the next launch carries on
         }
-      } catch {
-        // cut short: the next launch carries on
+        await killAll(group, profile);
+        kills++;
       }
-      await killAll(group, profile);
-      kills++;
-    }
 
-    // ---- one last launch, no kill: every run must end -----------------------------
-    const { page } = await launch(profile, observer.url);
-    let report: Awaited<ReturnType<typeof window.kill.report>> = [];
-    await until(
-      () => `every run to end (${report.filter((r) => r.status !== "completed").map((r) => `${r.runId}: ${r.status} seq ${r.events.length} lease ${JSON.stringify(r.lease)}`).join("; ")})`,
-      async () => {
-        await operate(page);
-        report = await page.evaluate(() => window.kill.report());
-        return report.length > 0 && report.every((r) => ["completed", "failed", "cancelled"].includes(r.status));
-      },
-      { timeoutMs: 90_000, everyMs: 100 },
-    );
-    // The report that saw every run ended listed the runs before it read
-    // their journals: a run that ended in between is listed as it was. Ended
-    // runs no longer move, so a report taken now compares like with like.
-    report = await page.evaluate(() => window.kill.report());
-    const stranded = await page.evaluate(() => window.kill.stranded(0));
-    const verdict = judgeRuns(
-      report.map((r) => ({ runId: r.runId, status: r.status, events: r.events as JournalEvent[], listed: r.listed })),
-      observer.effects,
-      STEPS,
-    );
-    const summary = `Chromium kill test (seed ${SEED}): ${kills} kills (${afterAnswer} right after an operator's answer), ${answers} operator answers, ${verdict.runs} runs (${verdict.completed} completed), ${observer.effects.length} effects; lost steps ${verdict.lostSteps}, repeated effects ${verdict.repeatedEffects}, effects before their start ${verdict.unjournaledEffects}, broken chains ${verdict.brokenChains.length}, stranded runs ${stranded.length + verdict.notEnded.length}, listing disagreements ${verdict.indexDisagrees.length}`;
-    console.log(summary);
-    expect(verdict.problems).toEqual([]);
-    expect(stranded).toEqual([]);
-    expect(verdict.runs).toBeGreaterThanOrEqual(known.size);
-    expect(kills).toBeGreaterThan(0);
-  }, scaled((SECONDS + 180) * 1000));
+      // ---- one last launch, no kill: every run must end -----------------------------
+      const { page } = await launch(profile, observer.url);
+      let report: Awaited<ReturnType<typeof window.kill.report>> = [];
+      await until(
+        () =>
+          `every run to end (${report
+            .filter((r) => r.status !== "completed")
+            .map((r) => `${r.runId}: ${r.status} seq ${r.events.length} lease ${JSON.stringify(r.lease)}`)
+            .join("; ")})`,
+        async () => {
+          await operate(page);
+          report = await page.evaluate(() => window.kill.report());
+          return report.length > 0 && report.every((r) => ["completed", "failed", "cancelled"].includes(r.status));
+        },
+        { timeoutMs: 90_000, everyMs: 100 },
+      );
+      // The report that saw every run ended listed the runs before it read
+      // their journals: a run that ended in between is listed as it was. Ended
+      // runs no longer move, so a report taken now compares like with like.
+      report = await page.evaluate(() => window.kill.report());
+      const stranded = await page.evaluate(() => window.kill.stranded(0));
+      const verdict = judgeRuns(
+        report.map((r) => ({ runId: r.runId, status: r.status, events: r.events as JournalEvent[], listed: r.listed })),
+        observer.effects,
+        STEPS,
+      );
+      const summary = `Chromium kill test (seed ${SEED}): ${kills} kills (${afterAnswer} right after an operator's answer), ${answers} operator answers, ${verdict.runs} runs (${verdict.completed} completed), ${observer.effects.length} effects; lost steps ${verdict.lostSteps}, repeated effects ${verdict.repeatedEffects}, effects before their start ${verdict.unjournaledEffects}, broken chains ${verdict.brokenChains.length}, stranded runs ${stranded.length + verdict.notEnded.length}, listing disagreements ${verdict.indexDisagrees.length}`;
+      console.log(summary);
+      expect(verdict.problems).toEqual([]);
+      expect(stranded).toEqual([]);
+      expect(verdict.runs).toBeGreaterThanOrEqual(known.size);
+      expect(kills).toBeGreaterThan(0);
+    },
+    scaled((SECONDS + 180) * 1000),
+  );
 });

@@ -16,8 +16,13 @@ import { startSdkServer, tool, type SdkServer } from "./helpers/sdk-server.js";
 let server: SdkServer;
 beforeEach(async () => {
   server = await startSdkServer([
-    tool({ name: "delete_account", description: "Deletes an account.", inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, annotations: { destructiveHint: true } }, (a) => ({ content: [{ type: "text", text: `deleted ${String(a["id"])}` }] })),
-    tool({ name: "set_flag", description: "Sets a flag.", inputSchema: { type: "object", properties: {}, required: [] }, annotations: { destructiveHint: false, idempotentHint: true } }, () => ({ content: [{ type: "text", text: "set" }] })),
+    tool(
+      { name: "delete_account", description: "Deletes an account.", inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] }, annotations: { destructiveHint: true } },
+      (a) => ({ content: [{ type: "text", text: `deleted ${String(a["id"])}` }] }),
+    ),
+    tool({ name: "set_flag", description: "Sets a flag.", inputSchema: { type: "object", properties: {}, required: [] }, annotations: { destructiveHint: false, idempotentHint: true } }, () => ({
+      content: [{ type: "text", text: "set" }],
+    })),
   ]);
 });
 afterEach(() => server.close());
@@ -37,7 +42,22 @@ async function scenario(toolName: string, args: Record<string, JsonValue>, optio
   const c1 = await connectMcp({ url: server.url });
   const set1 = await mcpTools(c1, { trustAnnotations: options.trust });
   const tools = options.kill === "during_call" ? set1.tools.map((t) => (t.name === toolName ? dyingDuringCall(t) : t)) : set1.tools;
-  const first = createDriver({ store, clock, agent, tools, reconcile: set1.reconcile, ...(options.kill === "after_effect" ? { faults: { at: (p: string) => { if (p === "after_effect") throw new Crash(); } } } : {}) });
+  const first = createDriver({
+    store,
+    clock,
+    agent,
+    tools,
+    reconcile: set1.reconcile,
+    ...(options.kill === "after_effect"
+      ? {
+          faults: {
+            at: (p: string) => {
+              if (p === "after_effect") throw new Crash();
+            },
+          },
+        }
+      : {}),
+  });
   let outcome = await first.start("t");
   if (outcome.status === "waiting") {
     const [a] = outcome.approvals;

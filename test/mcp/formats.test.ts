@@ -17,7 +17,13 @@ let connection: McpConnection;
 beforeAll(async () => {
   server = await startSdkServer([
     tool(
-      { name: "fetch_page", description: "Fetches a page.", inputSchema: { type: "object", properties: { url: { type: "string", format: "uri" } }, required: ["url"] }, outputSchema: { type: "object", properties: { at: { type: "string", format: "date-time" } } }, annotations: { readOnlyHint: true } },
+      {
+        name: "fetch_page",
+        description: "Fetches a page.",
+        inputSchema: { type: "object", properties: { url: { type: "string", format: "uri" } }, required: ["url"] },
+        outputSchema: { type: "object", properties: { at: { type: "string", format: "date-time" } } },
+        annotations: { readOnlyHint: true },
+      },
       (a) => ({ content: [{ type: "text", text: `fetched ${String(a["url"])}` }], structuredContent: { at: "2026-12-01T10:00:00Z" } }),
     ),
   ]);

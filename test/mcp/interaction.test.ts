@@ -28,7 +28,9 @@ beforeAll(async () => {
       return { content: [{ type: "text", text: JSON.stringify(r) }] };
     }),
     tool({ name: "ask_nested", description: "Asks for a nested object.", inputSchema: obj, annotations: { readOnlyHint: true } }, async (_a, ctx) => {
-      const r = await ctx.elicit({ message: "Nested", requestedSchema: { type: "object", properties: { address: { type: "object", properties: { city: { type: "string" } } } } } }).catch((e: Error) => ({ error: e.message }));
+      const r = await ctx
+        .elicit({ message: "Nested", requestedSchema: { type: "object", properties: { address: { type: "object", properties: { city: { type: "string" } } } } } })
+        .catch((e: Error) => ({ error: e.message }));
       answers.push(r);
       return { content: [{ type: "text", text: JSON.stringify(r) }] };
     }),

@@ -103,7 +103,9 @@ describe("an MCP client without a token", () => {
       for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }]) {
         const res = await app.request(path, { headers });
         expect([path, res.status, res.headers.get("www-authenticate")]).toEqual([path, 404, null]);
-        expect((await res.json()) as unknown).toEqual({ error: { code: "NOT_FOUND", message: "this server has no OAuth: give the token as Authorization: Bearer <token> (see docs/mcp.md, \"The inspector\")" } });
+        expect((await res.json()) as unknown).toEqual({
+          error: { code: "NOT_FOUND", message: 'this server has no OAuth: give the token as Authorization: Bearer <token> (see docs/mcp.md, "The inspector")' },
+        });
       }
       expect((await app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(404);
     }

@@ -10,7 +10,15 @@ import { mcpRunsServer, operatorOnlyText, type McpCaller } from "../../src/mcp/i
 import { serveFetch } from "./helpers/serve.js";
 
 const written: string[] = [];
-const writeFile = defineTool<{ path: string }>({ name: "write_file", description: "Write a file.", inputSchema: strictObject({ path: string() }), sideEffect: "local_mutation", permission: "ask", timeoutMs: 1000, call: (a) => (written.push(a.path), "ok") }) as Tool<never, unknown>;
+const writeFile = defineTool<{ path: string }>({
+  name: "write_file",
+  description: "Write a file.",
+  inputSchema: strictObject({ path: string() }),
+  sideEffect: "local_mutation",
+  permission: "ask",
+  timeoutMs: 1000,
+  call: (a) => (written.push(a.path), "ok"),
+}) as Tool<never, unknown>;
 const driver = createDriver({ store: memoryStore(), agent: scriptedAgent([calls(call("write_file", { path: "a.md" })), final("done")]), tools: [writeFile] });
 const server = mcpRunsServer(driverBackend(driver));
 const endpoints: { close(): Promise<void> }[] = [];

@@ -15,21 +15,87 @@ import { serveFetch } from "./helpers/serve.js";
 const seen: { key: string; aborted: boolean }[] = [];
 let release: (() => void) | undefined;
 const tools = [
-  defineTool<{ a: number; b: number }>({ name: "add", description: "Add two integers.", inputSchema: strictObject({ a: integer("First"), b: integer("Second") }), sideEffect: "read_only", timeoutMs: 1000, call: (x, ctx) => (seen.push({ key: ctx.idempotencyKey, aborted: false }), { sum: x.a + x.b }) }),
-  defineTool<{ text: string }>({ name: "shout", description: "Upper-cases \u001b[31mtext\u001b[0m.", inputSchema: strictObject({ text: string() }), sideEffect: "read_only", timeoutMs: 1000, call: (x) => `${x.text.toUpperCase()} \u001b[2J with the key sk-proj-abcdefghijklmnopqrstuvwx` }),
+  defineTool<{ a: number; b: number }>({
+    name: "add",
+    description: "Add two integers.",
+    inputSchema: strictObject({ a: integer("First"), b: integer("Second") }),
+    sideEffect: "read_only",
+    timeoutMs: 1000,
+    call: (x, ctx) => (seen.push({ key: ctx.idempotencyKey, aborted: false }), { sum: x.a + x.b }),
+  }),
+  defineTool<{ text: string }>({
+    name: "shout",
+    description: "Upper-cases \u001b[31mtext\u001b[0m.",
+    inputSchema: strictObject({ text: string() }),
+    sideEffect: "read_only",
+    timeoutMs: 1000,
+    call: (x) => `${x.text.toUpperCase()} \u001b[2J with the key sk-proj-abcdefghijklmnopqrstuvwx`,
+  }),
   defineTool({ name: "huge", description: "A huge answer.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => "x".repeat(200_000) }),
-  defineTool({ name: "boom", description: "Throws.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => { throw new Error("/home/ana/.ssh/id_rsa: ENOENT"); } }),
-  defineTool({ name: "refuses", description: "Refuses in its own words.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 1000, call: () => { throw new ToolError("the queue is empty", { next: "Add an item first." }); } }),
-  defineTool({ name: "slow", description: "Slow.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 200, call: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener("abort", () => r("late"))) }),
-  defineTool({ name: "waits", description: "Waits until released or cancelled.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 30_000, call: (_a, ctx) => new Promise((r) => { ctx.signal.addEventListener("abort", () => (seen.push({ key: "waits", aborted: true }), r("cancelled"))); release = () => r("released"); }) }),
-  defineTool({ name: "steps", description: "Reports progress.", inputSchema: strictObject({}), sideEffect: "read_only", timeoutMs: 5000, call: async (_a, ctx) => {
-    for (const n of [0, 50, 100]) {
-      ctx.progress({ progress: n, total: 100, message: `at ${n} \u001b[1m%\u001b[0m` });
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return "stepped";
-  } }),
-  defineTool<{ path: string }>({ name: "write_note", description: "Writes a note.", inputSchema: strictObject({ path: string() }), sideEffect: "local_mutation", permission: "allow", timeoutMs: 1000, resources: (a) => [{ kind: "path", value: a.path }], call: () => "written" }),
+  defineTool({
+    name: "boom",
+    description: "Throws.",
+    inputSchema: strictObject({}),
+    sideEffect: "read_only",
+    timeoutMs: 1000,
+    call: () => {
+      throw new Error("/home/ana/.ssh/id_rsa: ENOENT");
+    },
+  }),
+  defineTool({
+    name: "refuses",
+    description: "Refuses in its own words.",
+    inputSchema: strictObject({}),
+    sideEffect: "read_only",
+    timeoutMs: 1000,
+    call: () => {
+      throw new ToolError("the queue is empty", { next: "Add an item first." });
+    },
+  }),
+  defineTool({
+    name: "slow",
+    description: "Slow.",
+    inputSchema: strictObject({}),
+    sideEffect: "read_only",
+    timeoutMs: 200,
+    call: (_a, ctx) => new Promise((r) => ctx.signal.addEventListener("abort", () => r("late"))),
+  }),
+  defineTool({
+    name: "waits",
+    description: "Waits until released or cancelled.",
+    inputSchema: strictObject({}),
+    sideEffect: "read_only",
+    timeoutMs: 30_000,
+    call: (_a, ctx) =>
+      new Promise((r) => {
+        ctx.signal.addEventListener("abort", () => (seen.push({ key: "waits", aborted: true }), r("cancelled")));
+        release = () => r("released");
+      }),
+  }),
+  defineTool({
+    name: "steps",
+    description: "Reports progress.",
+    inputSchema: strictObject({}),
+    sideEffect: "read_only",
+    timeoutMs: 5000,
+    call: async (_a, ctx) => {
+      for (const n of [0, 50, 100]) {
+        ctx.progress({ progress: n, total: 100, message: `at ${n} \u001b[1m%\u001b[0m` });
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return "stepped";
+    },
+  }),
+  defineTool<{ path: string }>({
+    name: "write_note",
+    description: "Writes a note.",
+    inputSchema: strictObject({ path: string() }),
+    sideEffect: "local_mutation",
+    permission: "allow",
+    timeoutMs: 1000,
+    resources: (a) => [{ kind: "path", value: a.path }],
+    call: () => "written",
+  }),
   defineTool({ name: "send_email", description: "Sends an email.", inputSchema: strictObject({}), sideEffect: "remote_mutation", permission: "ask", timeoutMs: 1000, call: () => "sent" }),
   defineTool({ name: "wipe", description: "Wipes everything.", inputSchema: strictObject({}), sideEffect: "destructive", permission: "deny", timeoutMs: 1000, call: () => "wiped" }),
 ] as Tool<never, unknown>[];
@@ -38,7 +104,14 @@ let server: McpServer;
 let http: { origin: string; close(): Promise<void> };
 let client: Client;
 beforeAll(async () => {
-  server = mcpServer({ tools, policy: rulesPolicy([{ resource: { kind: "path", match: "secret/**" }, permission: "deny" }, { resource: { kind: "path", match: "ask/**" }, permission: "ask" }]), secrets: [] });
+  server = mcpServer({
+    tools,
+    policy: rulesPolicy([
+      { resource: { kind: "path", match: "secret/**" }, permission: "deny" },
+      { resource: { kind: "path", match: "ask/**" }, permission: "ask" },
+    ]),
+    secrets: [],
+  });
   http = await serveFetch((r) => server.fetch(r) as Promise<Response>);
   client = new Client({ name: "sdk-client", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${http.origin}/mcp`)));
@@ -48,7 +121,7 @@ afterAll(async () => {
   await http?.close();
 });
 
-const textOf = (r: unknown): string => ((r as { content: { text: string }[] }).content[0]!.text);
+const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]!.text;
 
 describe("mcpServer, as the official SDK client sees it", () => {
   it("lists the tools it can call, with annotations from their side effect classes; deny and ask tools are not listed", async () => {
@@ -64,7 +137,12 @@ describe("mcpServer, as the official SDK client sees it", () => {
       ["steps", { readOnlyHint: true }],
       ["write_note", { readOnlyHint: false, destructiveHint: false, openWorldHint: false }],
     ]);
-    expect(listed[0]!.inputSchema).toEqual({ type: "object", properties: { a: { type: "integer", description: "First" }, b: { type: "integer", description: "Second" } }, required: ["a", "b"], additionalProperties: false });
+    expect(listed[0]!.inputSchema).toEqual({
+      type: "object",
+      properties: { a: { type: "integer", description: "First" }, b: { type: "integer", description: "Second" } },
+      required: ["a", "b"],
+      additionalProperties: false,
+    });
   });
 
   it("calls a tool: its JSON result as text and structuredContent; the caller's idempotency key reaches the tool, namespaced", async () => {
@@ -92,18 +170,29 @@ describe("mcpServer, as the official SDK client sees it", () => {
 
   it("reports a thrown error generically and a ToolError in its own words", async () => {
     const boom = await client.callTool({ name: "boom", arguments: {} });
-    expect([boom.isError, textOf(boom)]).toEqual([true, "Error: boom failed unexpectedly.\n[Next: Try another approach, or call boom again with different arguments.]\n[Recovery: If it fails again, stop and report the failure.]"]);
-    expect(textOf(await client.callTool({ name: "refuses", arguments: {} }))).toBe("Error: the queue is empty\n[Next: Add an item first.]\n[Recovery: If the same error comes back, stop and report it instead of retrying.]");
+    expect([boom.isError, textOf(boom)]).toEqual([
+      true,
+      "Error: boom failed unexpectedly.\n[Next: Try another approach, or call boom again with different arguments.]\n[Recovery: If it fails again, stop and report the failure.]",
+    ]);
+    expect(textOf(await client.callTool({ name: "refuses", arguments: {} }))).toBe(
+      "Error: the queue is empty\n[Next: Add an item first.]\n[Recovery: If the same error comes back, stop and report it instead of retrying.]",
+    );
   });
 
   it("cancels a call past its timeout", async () => {
     const r = await client.callTool({ name: "slow", arguments: {} });
-    expect([r.isError, textOf(r)]).toEqual([true, "Error: slow did not finish within 200 ms and was cancelled.\n[Next: Call slow again, asking for less if you can.]\n[Recovery: If it times out again, stop and report it.]"]);
+    expect([r.isError, textOf(r)]).toEqual([
+      true,
+      "Error: slow did not finish within 200 ms and was cancelled.\n[Next: Call slow again, asking for less if you can.]\n[Recovery: If it times out again, stop and report it.]",
+    ]);
   });
 
   it("puts the policy between the caller and the tool: deny is the gate's denial; ask is refused, since nobody can approve over MCP", async () => {
     const denied = await client.callTool({ name: "write_note", arguments: { path: "secret/x" } });
-    expect([denied.isError, textOf(denied)]).toEqual([true, "Error: permission denied: write_note is not allowed for `secret/x`.\n[Next: Do not call write_note with these arguments again.]\n[Recovery: If the task cannot be done without it, stop and say which permission is missing.]"]);
+    expect([denied.isError, textOf(denied)]).toEqual([
+      true,
+      "Error: permission denied: write_note is not allowed for `secret/x`.\n[Next: Do not call write_note with these arguments again.]\n[Recovery: If the task cannot be done without it, stop and say which permission is missing.]",
+    ]);
     const asked = await client.callTool({ name: "write_note", arguments: { path: "ask/x" } });
     expect([asked.isError, textOf(asked)]).toEqual([
       true,
@@ -138,14 +227,19 @@ describe("mcpServer, as the official SDK client sees it", () => {
 });
 
 describe("the endpoint's HTTP rules", () => {
-  const post = (body: string, headers: Record<string, string> = {}) => fetch(`${http.origin}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${http.origin}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
   const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
 
   it("initializes: negotiates the client's version when supported, gives a session id", async () => {
     const res = await post(init);
     expect(res.status).toBe(200);
     expect(res.headers.get("mcp-session-id")).toMatch(/^mcp_[0-9a-f-]{36}$/);
-    expect(await res.json()).toEqual({ jsonrpc: "2.0", id: 1, result: { protocolVersion: "2025-06-18", capabilities: { tools: { listChanged: false } }, serverInfo: { name: "isoagent", version: "0.1.0" } } });
+    expect(await res.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { protocolVersion: "2025-06-18", capabilities: { tools: { listChanged: false } }, serverInfo: { name: "isoagent", version: "0.1.0" } },
+    });
   });
 
   it("refuses other origins (DNS rebinding) with 403, and with allowedHosts, other Host headers", async () => {

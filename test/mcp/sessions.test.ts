@@ -12,7 +12,9 @@ import { bareContext } from "./helpers/run.js";
 const obj = { type: "object", properties: {}, required: [] };
 let server: SdkServer;
 beforeEach(async () => {
-  server = await startSdkServer([tool({ name: "ping_me", description: "Answers.", inputSchema: obj, annotations: { readOnlyHint: true } }, (_a, ctx) => ({ content: [{ type: "text", text: `session ${ctx.sessionId}` }] }))]);
+  server = await startSdkServer([
+    tool({ name: "ping_me", description: "Answers.", inputSchema: obj, annotations: { readOnlyHint: true } }, (_a, ctx) => ({ content: [{ type: "text", text: `session ${ctx.sessionId}` }] })),
+  ]);
 });
 afterEach(() => server.close());
 

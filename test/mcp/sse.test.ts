@@ -36,7 +36,7 @@ function reference(text: string): { events: SseEvent[]; id: string | undefined; 
   return { events, id, retry };
 }
 
-const PIECES = ["data: ", "data:", "data", "event: up", "id: 7", "id: 8\u0000", "retry: 250", "retry: x", ": note", "a", "é", "\u{1F600}", "{\"x\":1}", " ", "\n", "\r", "\r\n", "\n\n", "\r\r", ""];
+const PIECES = ["data: ", "data:", "data", "event: up", "id: 7", "id: 8\u0000", "retry: 250", "retry: x", ": note", "a", "é", "\u{1F600}", '{"x":1}', " ", "\n", "\r", "\r\n", "\n\n", "\r\r", ""];
 
 describe("the MCP client's SSE parser", () => {
   it("gives the reference's events, last id and retry for any stream split into any chunks (2,000 random cases)", () => {
@@ -47,7 +47,7 @@ describe("the MCP client's SSE parser", () => {
       for (let k = 0; k < parts; k++) text += PIECES[Math.floor(random() * PIECES.length)];
       const p = new SseParser();
       const got: SseEvent[] = [];
-      for (let at = 0; at < text.length; ) {
+      for (let at = 0; at < text.length;) {
         const size = Math.floor(random() * 6);
         got.push(...p.push(text.slice(at, at + size)));
         at += size;
@@ -66,7 +66,7 @@ describe("the MCP client's SSE parser", () => {
         const p = new SseParser(100);
         let thrown: unknown;
         try {
-          for (let at = 0; at < text.length; ) {
+          for (let at = 0; at < text.length;) {
             const size = 1 + Math.floor(random() * 30);
             p.push(text.slice(at, at + size));
             at += size;

@@ -39,10 +39,15 @@ describe("trust in annotations, over random servers", () => {
     let readOnlyClaims = 0;
     let idempotentClaims = 0;
     for (let round = 0; round < 40; round++) {
-      const listed = Array.from({ length: 50 }, (_, k) => ({ name: `t${k}`, description: "A tool.", inputSchema: { type: "object" }, ...(() => {
-        const a = randomAnnotations(r);
-        return a === undefined ? {} : { annotations: a };
-      })() }));
+      const listed = Array.from({ length: 50 }, (_, k) => ({
+        name: `t${k}`,
+        description: "A tool.",
+        inputSchema: { type: "object" },
+        ...(() => {
+          const a = randomAnnotations(r);
+          return a === undefined ? {} : { annotations: a };
+        })(),
+      }));
       const transport = () => fakeServer((method) => (method === "tools/list" ? { tools: listed } : { content: [] }));
       for (const trust of [false, true]) {
         const set = await mcpTools(await connectMcp({ transport: transport() }), { trustAnnotations: trust });
@@ -84,7 +89,19 @@ describe("trust in annotations, over random servers", () => {
       const store = memoryStore({ clock });
       const first = await mcpTools(await connectMcp({ transport: transport() }));
       const agent = { decide: async (v: { step: number }) => (v.step === 1 ? calls(call("act")) : final("ok")) };
-      const crashing = createDriver({ store, agent, tools: first.tools, reconcile: first.reconcile, clock, faults: { at: (p) => { if (p === "after_effect") throw new Crash(); } }, policy: () => ({ permission: "allow" }) });
+      const crashing = createDriver({
+        store,
+        agent,
+        tools: first.tools,
+        reconcile: first.reconcile,
+        clock,
+        faults: {
+          at: (p) => {
+            if (p === "after_effect") throw new Crash();
+          },
+        },
+        policy: () => ({ permission: "allow" }),
+      });
       // The tool asks: approve it, then crash after its effect.
       let outcome = await crashing.start("t");
       const [ask] = outcome.approvals;

@@ -96,7 +96,11 @@ describe("the run bundle: export and import", () => {
       JSON.stringify({ event: more }),
       JSON.stringify({ end: { events: 1, artifacts: 0, head: more.hash } }),
     ]);
-    expect(await refusal(importRun(dest, forgedTail))).toEqual({ code: "RUN_DIVERGED", seq: 13, message: `run ${runId} diverged at event 13: the bundle's event 14 does not follow this store's event 13; nothing was written` });
+    expect(await refusal(importRun(dest, forgedTail))).toEqual({
+      code: "RUN_DIVERGED",
+      seq: 13,
+      message: `run ${runId} diverged at event 13: the bundle's event 14 does not follow this store's event 13; nothing was written`,
+    });
     expect(JSON.stringify(await dest.read(runId))).toBe(JSON.stringify(events));
   });
 
@@ -125,9 +129,11 @@ describe("the run bundle: export and import", () => {
     for (let round = 0; round < 20; round++) {
       const cuts = Array.from({ length: 1 + Math.floor(random() * 30) }, () => Math.floor(random() * bytes.length)).sort((x, y) => x - y);
       const parts = [0, ...cuts, bytes.length].slice(1).map((end, k, all) => bytes.slice(k === 0 ? 0 : all[k - 1], end));
-      const fromBytes = await readBundle((async function* () {
-        yield* parts;
-      })());
+      const fromBytes = await readBundle(
+        (async function* () {
+          yield* parts;
+        })(),
+      );
       expect(fromBytes.events).toHaveLength(13);
     }
     const stream = new ReadableStream<Uint8Array>({
@@ -187,7 +193,10 @@ describe("the run bundle: export and import", () => {
     const text = await bundleText(exportRun(store, runId));
     const changed = toolShapes([TOOLS[0]!, { ...writeTool, description: "Write a file, differently." } as never]);
     const r = await refusal(importRun(memoryStore(), text, { role: "in_transit", tools: changed }));
-    expect(r).toEqual({ code: "TOOL_SHAPE_CHANGED", message: `run ${runId} was offered another shape of tool "write_file" (register tools conditionally; never change a tool's shape under a live run)` });
+    expect(r).toEqual({
+      code: "TOOL_SHAPE_CHANGED",
+      message: `run ${runId} was offered another shape of tool "write_file" (register tools conditionally; never change a tool's shape under a live run)`,
+    });
     const missing = await refusal(importRun(memoryStore(), text, { role: "in_transit", tools: toolShapes([TOOLS[0]!]) }));
     expect(missing.message).toBe(`run ${runId} was offered tool "write_file", which this driver does not offer (register tools conditionally; never change a tool's shape under a live run)`);
     expect((await importRun(memoryStore(), text, { role: "in_transit", tools: SHAPES })).outcome).toBe("created");
@@ -225,7 +234,12 @@ describe("bad bundles: typed errors, exact texts, nothing written", () => {
       ["an event after the artifacts", join(eventAfterArtifact), "BUNDLE_REORDERED", `line ${art + 2}: an event line after the artifact lines`],
       ["an event edited", join(edited), "BUNDLE_TAMPERED", "event 6 does not match its hash"],
       ["an artifact's bytes edited", join(badArt), "BUNDLE_TAMPERED", `artifact ${sha} does not match its SHA-256 and size`],
-      ["an artifact left out", join(noArt), "BUNDLE_ARTIFACT_MISSING", `event ${ls.findIndex((l) => l.startsWith('{"event"') && l.includes(sha))} names artifact ${sha}, which the bundle does not carry`],
+      [
+        "an artifact left out",
+        join(noArt),
+        "BUNDLE_ARTIFACT_MISSING",
+        `event ${ls.findIndex((l) => l.startsWith('{"event"') && l.includes(sha))} names artifact ${sha}, which the bundle does not carry`,
+      ],
       ["an artifact twice", join(namedTwice), "BUNDLE_INVALID", `artifact ${sha} comes twice`],
       ["version 2", join(v2), "BUNDLE_VERSION", "the bundle is version 2 of isoagent.run-bundle; this code reads version 1"],
       ["another format", join(other), "BUNDLE_VERSION", 'the bundle\'s format is "other", not "isoagent.run-bundle"'],
@@ -268,10 +282,17 @@ describe("bad bundles: typed errors, exact texts, nothing written", () => {
     const last = events[events.length - 1]!;
     const moved = seal({ v: 3, at: 1, type: "run.moved", from: "a", to: "b", epoch: 5 } as never, last.seq + 1, last.hash);
     const stale = seal({ v: 2, at: 2, type: "run.resumed", owner: "old", token: 4 } as never, moved.seq + 1, moved.hash);
-    const text = rebuild(await bundleText(exportRun(store, runId)), [...events, moved, stale]).replace(/"to":13/, '"to":15').replace('"events":13', '"events":15');
-    expect(await refusal(importRun(memoryStore(), text))).toEqual({ code: "MOVE_FENCED", message: "event 15 (run.resumed) carries lease token 4, not above epoch 5 of the move before it: a driver the move fenced off wrote it" });
+    const text = rebuild(await bundleText(exportRun(store, runId)), [...events, moved, stale])
+      .replace(/"to":13/, '"to":15')
+      .replace('"events":13', '"events":15');
+    expect(await refusal(importRun(memoryStore(), text))).toEqual({
+      code: "MOVE_FENCED",
+      message: "event 15 (run.resumed) carries lease token 4, not above epoch 5 of the move before it: a driver the move fenced off wrote it",
+    });
     const lowEpoch = seal({ v: 3, at: 1, type: "run.moved", from: "a", to: "b", epoch: 1 } as never, last.seq + 1, last.hash);
-    const text2 = rebuild(await bundleText(exportRun(store, runId)), [...events, lowEpoch]).replace(/"to":13/, '"to":14').replace('"events":13', '"events":14');
+    const text2 = rebuild(await bundleText(exportRun(store, runId)), [...events, lowEpoch])
+      .replace(/"to":13/, '"to":14')
+      .replace('"events":13', '"events":14');
     expect(await refusal(importRun(memoryStore(), text2))).toEqual({ code: "MOVE_FENCED", message: "event 14 (run.moved) has epoch 1, not above lease token 1 issued before it" });
   });
 });
@@ -347,7 +368,9 @@ async function prefixStore(store: Store, runId: RunId): Promise<Store> {
   const copy = memoryStore();
   const events = (await store.read(runId)).slice(0, 13);
   await movable(copy).importEvents(runId, events, { expectedSeq: 0, status: "waiting", role: "mirror" });
-  for (const sha of new Set(events.flatMap((e) => (e.type === "call.finished" && e.observation.type === "result" && e.observation.truncated !== undefined ? [e.observation.truncated.artifact] : [])))) {
+  for (const sha of new Set(
+    events.flatMap((e) => (e.type === "call.finished" && e.observation.type === "result" && e.observation.truncated !== undefined ? [e.observation.truncated.artifact] : [])),
+  )) {
     await copy.putArtifact((await store.getArtifact(sha))!);
   }
   return copy;

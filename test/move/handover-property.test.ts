@@ -23,7 +23,7 @@ const TOOLS = ["peek", "write", "confirm"] as const;
 const PATHS = ["ok/a", "private/b", "secret/c"] as const;
 
 type Random = () => number;
-const pick = <T,>(random: Random, xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+const pick = <T>(random: Random, xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 const chance = (random: Random, p: number): boolean => random() < p;
 const argsOf = (random: Random): string => JSON.stringify({ path: pick(random, PATHS) });
 
@@ -104,7 +104,19 @@ function launder(events: readonly JournalEvent[]): JournalEvent[] | undefined {
     const e = events[k]!;
     if (k === permission) return { ...e, permission: "allow" } as JournalEvent;
     if (k !== asked || e.type !== "approval.requested") return e;
-    return { v: e.v, seq: e.seq, at: e.at, prev: e.prev, hash: e.hash, type: "call.reconciled", step: e.request.step, callId: open.callId, attempt: 0, resolution: "ask_operator", by: "attacker-forged" } as JournalEvent;
+    return {
+      v: e.v,
+      seq: e.seq,
+      at: e.at,
+      prev: e.prev,
+      hash: e.hash,
+      type: "call.reconciled",
+      step: e.request.step,
+      callId: open.callId,
+      attempt: 0,
+      resolution: "ask_operator",
+      by: "attacker-forged",
+    } as JournalEvent;
   };
   const rewritten = events.map((_, k) => at(k));
   const from = rewritten[permission]!;
@@ -142,7 +154,16 @@ function forge(random: Random, base: readonly JournalEvent[]): JournalEvent[] {
     switch (pick(random, ["approve", "approve", "allow", "allow", "ask", "start", "reconcile", "decide", "decide", "decide", "reopen", "finish", "move", "resume", "alter"] as const)) {
       case "approve": {
         const a = pending.length > 0 ? pick(random, pending) : undefined;
-        if (a !== undefined) push({ ...base2, type: "approval.resolved", approvalId: a.approvalId, requestHash: a.requestHash, decision: "approve", by: by(), ...(chance(random, 0.5) ? { answer: "forged answer" } : {}) });
+        if (a !== undefined)
+          push({
+            ...base2,
+            type: "approval.resolved",
+            approvalId: a.approvalId,
+            requestHash: a.requestHash,
+            decision: "approve",
+            by: by(),
+            ...(chance(random, 0.5) ? { answer: "forged answer" } : {}),
+          });
         break;
       }
       case "allow":
@@ -151,10 +172,22 @@ function forge(random: Random, base: readonly JournalEvent[]): JournalEvent[] {
       case "ask":
         if (c !== undefined && cur !== undefined) {
           // A request that shows other arguments than the call's own.
-          const request = { kind: "call", runId: state.runId, step: cur.step, callId: c.callId, attempt: c.attempt + 1, tool: c.name, args: { path: "ok/shown" }, argsHash: "x", sideEffect: "read_only", resources: [] } as unknown as ApprovalRequest;
+          const request = {
+            kind: "call",
+            runId: state.runId,
+            step: cur.step,
+            callId: c.callId,
+            attempt: c.attempt + 1,
+            tool: c.name,
+            args: { path: "ok/shown" },
+            argsHash: "x",
+            sideEffect: "read_only",
+            resources: [],
+          } as unknown as ApprovalRequest;
           push({ ...base2, type: "call.permission", step: cur.step, callId: c.callId, permission: "ask", source: "policy" });
           push({ ...base2, type: "approval.requested", approvalId: `apr.f.${events.length}` as never, request, requestHash: hashJsonSync(request as never) });
-          if (chance(random, 0.7)) push({ ...base2, type: "approval.resolved", approvalId: `apr.f.${events.length - 1}` as never, requestHash: hashJsonSync(request as never), decision: "approve", by: by() });
+          if (chance(random, 0.7))
+            push({ ...base2, type: "approval.resolved", approvalId: `apr.f.${events.length - 1}` as never, requestHash: hashJsonSync(request as never), decision: "approve", by: by() });
         }
         break;
       case "start":
@@ -163,7 +196,16 @@ function forge(random: Random, base: readonly JournalEvent[]): JournalEvent[] {
       case "reconcile":
         if (c !== undefined && cur !== undefined) {
           const resolution = pick(random, ["run_again", "record_result", "ask_operator"] as const);
-          push({ ...base2, type: "call.reconciled", step: cur.step, callId: c.callId, attempt: c.attempt, resolution, by: by(), ...(resolution === "record_result" ? { observation: { type: "result", content: "forged" } } : {}) });
+          push({
+            ...base2,
+            type: "call.reconciled",
+            step: cur.step,
+            callId: c.callId,
+            attempt: c.attempt,
+            resolution,
+            by: by(),
+            ...(resolution === "record_result" ? { observation: { type: "result", content: "forged" } } : {}),
+          });
         }
         break;
       case "decide":
@@ -190,7 +232,9 @@ function forge(random: Random, base: readonly JournalEvent[]): JournalEvent[] {
         if (events.length < 2) break;
         const at = 1 + Math.floor(random() * (events.length - 1));
         const e = events[at]!;
-        const changed = (e.type === "approval.resolved" ? { ...e, decision: "approve", by: "attacker-forged" } : e.type === "call.permission" ? { ...e, permission: "allow" } : { ...e, at: e.at + 1 }) as JournalEvent;
+        const changed = (
+          e.type === "approval.resolved" ? { ...e, decision: "approve", by: "attacker-forged" } : e.type === "call.permission" ? { ...e, permission: "allow" } : { ...e, at: e.at + 1 }
+        ) as JournalEvent;
         const trial = [...events.slice(0, at), ...reseal([changed, ...events.slice(at + 1)], e.seq, e.prev)];
         try {
           state = reduce(trial);
@@ -206,100 +250,121 @@ function forge(random: Random, base: readonly JournalEvent[]): JournalEvent[] {
 }
 
 describe("authentic handovers (property: forged histories never make the destination run what its policy asks about or denies, unless a trusted operator approved it)", () => {
-  it(`holds over ${CASES} forged bundles; the forgeries reached the destination and it drove them`, async () => {
-    const t = await generateBundleKey("place-t");
-    const attacker = await generateBundleKey("attacker", "ECDSA-P256");
-    const keys: PlaceKeys = { signing: await signingKey((await generateBundleKey("place-d")).privateJwk), trusted: await trustedKeys([t.publicJwk]) };
-    const tKeys: PlaceKeys = { signing: await signingKey(t.privateJwk) };
-    const seen = { handedOver: 0, openAtD: 0, laundered: 0, refused: 0, copies: 0, ranAtD: 0, askedAtD: 0, trustedKept: 0, split: 0, signatures: {} as Record<string, number> };
-    for (let seed = 1; seed <= CASES; seed++) {
-      const random = rng(seed);
-      const trustedBase = chance(random, 0.5);
-      const tApproved: Approved = { calls: new Set(), answers: new Set() };
-      // The base: a run driven by a place the destination does not trust (its operator approves anything), or by one it trusts.
-      const src = await driven(random, trustedBase ? "t" : "a", trustedBase ? tApproved : undefined);
-      // A trusted place may have really moved the run to the destination (a legit handover the attacker replays or extends).
-      const legit = trustedBase && chance(random, 0.6) && (await sealRun(src.store, src.runId, { from: "T", to: "D" }).then(() => true, () => false));
-      const exported = await bundleText(exportRun(src.store, src.runId, trustedBase ? { signing: tKeys.signing! } : {}));
-      const p = parse(exported);
-      expect(p.rest).toEqual([]);
-      const untouched = legit && chance(random, 0.3);
-      // An older export of the same run (a mirror push, a bundle kept from before): a prefix, signed as the place signed it then.
-      const prefix = !legit && chance(random, 0.6) ? p.events.slice(0, 1 + Math.floor(random() * p.events.length)) : p.events;
-      const exportedSig = prefix === p.events ? p.end["signature"] : trustedBase ? await signAs(t.privateJwk, "place-t", src.runId, prefix.length, prefix[prefix.length - 1]!.hash) : undefined;
-      // A legit handover laundered (its last approval asked made a let-through), the length kept, or forged on top.
-      const laundered = legit && !untouched && chance(random, 0.8) ? launder(p.events) : undefined;
-      if (laundered !== undefined) seen.laundered++;
-      let events = untouched ? p.events : (laundered ?? forge(random, prefix));
-      const lastEvent = events[events.length - 1]!;
-      if (!(lastEvent.type === "run.moved" && lastEvent.to === "D")) {
-        const sealEvent = seal({ v: 3, at: 10, type: "run.moved", from: pick(random, ["A", "T", "tab"]), to: "D", epoch: fence(events) + 1 + Math.floor(random() * 3) }, lastEvent.seq + 1, lastEvent.hash);
-        events = [...events, sealEvent];
-      }
-      const end = events[events.length - 1]!;
-      // How it is signed: as exported, not at all, by the attacker, or claiming the trusted place's key.
-      const drawn = untouched || laundered !== undefined ? "as-exported" : pick(random, ["as-exported", "none", "attacker", "impostor", "stretched"] as const);
-      const how = drawn === "stretched" && exportedSig === undefined ? "none" : drawn;
-      seen.signatures[how] = (seen.signatures[how] ?? 0) + 1;
-      const signature =
-        how === "as-exported" ? exportedSig
-        : how === "attacker" ? await signAs(attacker.privateJwk, "attacker", src.runId, end.seq, end.hash)
-        : how === "impostor" ? await signAs(attacker.privateJwk, "place-t", src.runId, end.seq, end.hash)
-        : how === "stretched" && exportedSig !== undefined ? { ...(exportedSig as object), seq: end.seq, hash: end.hash }
-        : undefined;
-      const extra = signature === undefined ? {} : { signature };
-      const d = place("d");
-      const dApproved: Approved = { calls: new Set(), answers: new Set() };
-      try {
-        // At once, or in two imports (the first part in transit, then the rest ending with the seal), as a move does.
-        const cut = chance(random, 0.3) ? 1 + Math.floor(random() * (events.length - 1)) : events.length;
-        if (cut < events.length) {
-          seen.split++;
-          const head = events.slice(0, cut);
-          const headSig = trustedBase && cut <= p.events.length && events[cut - 1]!.hash === p.events[cut - 1]?.hash ? { signature: await signAs(t.privateJwk, "place-t", src.runId, cut, events[cut - 1]!.hash) } : {};
-          await importRun(d.store, layout(p, head, headSig), { role: "in_transit", here: "D", tools: SHAPES, keys });
+  it(
+    `holds over ${CASES} forged bundles; the forgeries reached the destination and it drove them`,
+    async () => {
+      const t = await generateBundleKey("place-t");
+      const attacker = await generateBundleKey("attacker", "ECDSA-P256");
+      const keys: PlaceKeys = { signing: await signingKey((await generateBundleKey("place-d")).privateJwk), trusted: await trustedKeys([t.publicJwk]) };
+      const tKeys: PlaceKeys = { signing: await signingKey(t.privateJwk) };
+      const seen = { handedOver: 0, openAtD: 0, laundered: 0, refused: 0, copies: 0, ranAtD: 0, askedAtD: 0, trustedKept: 0, split: 0, signatures: {} as Record<string, number> };
+      for (let seed = 1; seed <= CASES; seed++) {
+        const random = rng(seed);
+        const trustedBase = chance(random, 0.5);
+        const tApproved: Approved = { calls: new Set(), answers: new Set() };
+        // The base: a run driven by a place the destination does not trust (its operator approves anything), or by one it trusts.
+        const src = await driven(random, trustedBase ? "t" : "a", trustedBase ? tApproved : undefined);
+        // A trusted place may have really moved the run to the destination (a legit handover the attacker replays or extends).
+        const legit =
+          trustedBase &&
+          chance(random, 0.6) &&
+          (await sealRun(src.store, src.runId, { from: "T", to: "D" }).then(
+            () => true,
+            () => false,
+          ));
+        const exported = await bundleText(exportRun(src.store, src.runId, trustedBase ? { signing: tKeys.signing! } : {}));
+        const p = parse(exported);
+        expect(p.rest).toEqual([]);
+        const untouched = legit && chance(random, 0.3);
+        // An older export of the same run (a mirror push, a bundle kept from before): a prefix, signed as the place signed it then.
+        const prefix = !legit && chance(random, 0.6) ? p.events.slice(0, 1 + Math.floor(random() * p.events.length)) : p.events;
+        const exportedSig = prefix === p.events ? p.end["signature"] : trustedBase ? await signAs(t.privateJwk, "place-t", src.runId, prefix.length, prefix[prefix.length - 1]!.hash) : undefined;
+        // A legit handover laundered (its last approval asked made a let-through), the length kept, or forged on top.
+        const laundered = legit && !untouched && chance(random, 0.8) ? launder(p.events) : undefined;
+        if (laundered !== undefined) seen.laundered++;
+        let events = untouched ? p.events : (laundered ?? forge(random, prefix));
+        const lastEvent = events[events.length - 1]!;
+        if (!(lastEvent.type === "run.moved" && lastEvent.to === "D")) {
+          const sealEvent = seal(
+            { v: 3, at: 10, type: "run.moved", from: pick(random, ["A", "T", "tab"]), to: "D", epoch: fence(events) + 1 + Math.floor(random() * 3) },
+            lastEvent.seq + 1,
+            lastEvent.hash,
+          );
+          events = [...events, sealEvent];
         }
-        const r = await importRun(d.store, layout(p, events.slice(cut < events.length ? cut : 0), extra), { role: pick(random, ["in_transit", "mirror"] as const), here: "D", tools: SHAPES, keys });
-        if (r.custody !== undefined) {
-          seen.copies++;
+        const end = events[events.length - 1]!;
+        // How it is signed: as exported, not at all, by the attacker, or claiming the trusted place's key.
+        const drawn = untouched || laundered !== undefined ? "as-exported" : pick(random, ["as-exported", "none", "attacker", "impostor", "stretched"] as const);
+        const how = drawn === "stretched" && exportedSig === undefined ? "none" : drawn;
+        seen.signatures[how] = (seen.signatures[how] ?? 0) + 1;
+        const signature =
+          how === "as-exported"
+            ? exportedSig
+            : how === "attacker"
+              ? await signAs(attacker.privateJwk, "attacker", src.runId, end.seq, end.hash)
+              : how === "impostor"
+                ? await signAs(attacker.privateJwk, "place-t", src.runId, end.seq, end.hash)
+                : how === "stretched" && exportedSig !== undefined
+                  ? { ...(exportedSig as object), seq: end.seq, hash: end.hash }
+                  : undefined;
+        const extra = signature === undefined ? {} : { signature };
+        const d = place("d");
+        const dApproved: Approved = { calls: new Set(), answers: new Set() };
+        try {
+          // At once, or in two imports (the first part in transit, then the rest ending with the seal), as a move does.
+          const cut = chance(random, 0.3) ? 1 + Math.floor(random() * (events.length - 1)) : events.length;
+          if (cut < events.length) {
+            seen.split++;
+            const head = events.slice(0, cut);
+            const headSig =
+              trustedBase && cut <= p.events.length && events[cut - 1]!.hash === p.events[cut - 1]?.hash
+                ? { signature: await signAs(t.privateJwk, "place-t", src.runId, cut, events[cut - 1]!.hash) }
+                : {};
+            await importRun(d.store, layout(p, head, headSig), { role: "in_transit", here: "D", tools: SHAPES, keys });
+          }
+          const r = await importRun(d.store, layout(p, events.slice(cut < events.length ? cut : 0), extra), { role: pick(random, ["in_transit", "mirror"] as const), here: "D", tools: SHAPES, keys });
+          if (r.custody !== undefined) {
+            seen.copies++;
+            continue;
+          }
+          if (r.reopened === 0 && legit && untouched) seen.trustedKept++;
+        } catch (e) {
+          if (!isIsoagentError(e)) throw new Error(`seed ${seed}: ${String(e)}`);
+          seen.refused++;
           continue;
         }
-        if (r.reopened === 0 && legit && untouched) seen.trustedKept++;
-      } catch (e) {
-        if (!isIsoagentError(e)) throw new Error(`seed ${seed}: ${String(e)}`);
-        seen.refused++;
-        continue;
+        seen.handedOver++;
+        const taken = await d.driver.state(src.runId);
+        if (taken.current !== null && !taken.current.done) seen.openAtD++;
+        // The destination drives it; its operator approves nothing (half the cases) or answers at random.
+        const operator = chance(random, 0.5);
+        for (let round = 0; round < 6; round++) {
+          const o = await d.driver.resume(src.runId);
+          if (o.status !== "waiting") break;
+          seen.askedAtD++;
+          if (!operator) break;
+          await answer(random, d.driver, src.runId, dApproved);
+        }
+        seen.ranAtD += d.log.length;
+        for (const x of d.log) {
+          const key = keyOf(x.step, x.callId, x.args);
+          const why = `seed ${seed}: ${x.tool} ${x.args} at step ${x.step} (${x.callId}) ran at the destination`;
+          expect(unasked(x.tool, JSON.parse(x.args)) || dApproved.calls.has(key) || tApproved.calls.has(key), `${why} with no trusted approval`).toBe(true);
+          if (x.answer !== undefined) expect(dApproved.answers.has(`${key}/${x.answer}`) || tApproved.answers.has(`${key}/${x.answer}`), `${why} with an answer no trusted operator gave`).toBe(true);
+        }
       }
-      seen.handedOver++;
-      const taken = await d.driver.state(src.runId);
-      if (taken.current !== null && !taken.current.done) seen.openAtD++;
-      // The destination drives it; its operator approves nothing (half the cases) or answers at random.
-      const operator = chance(random, 0.5);
-      for (let round = 0; round < 6; round++) {
-        const o = await d.driver.resume(src.runId);
-        if (o.status !== "waiting") break;
-        seen.askedAtD++;
-        if (!operator) break;
-        await answer(random, d.driver, src.runId, dApproved);
-      }
-      seen.ranAtD += d.log.length;
-      for (const x of d.log) {
-        const key = keyOf(x.step, x.callId, x.args);
-        const why = `seed ${seed}: ${x.tool} ${x.args} at step ${x.step} (${x.callId}) ran at the destination`;
-        expect(unasked(x.tool, JSON.parse(x.args)) || dApproved.calls.has(key) || tApproved.calls.has(key), `${why} with no trusted approval`).toBe(true);
-        if (x.answer !== undefined) expect(dApproved.answers.has(`${key}/${x.answer}`) || tApproved.answers.has(`${key}/${x.answer}`), `${why} with an answer no trusted operator gave`).toBe(true);
-      }
-    }
-    // The cases reached what they are about: forgeries taken over and driven, refusals, copies, signatures of every kind, legit handovers kept.
-    console.log(`authentic handovers: ${JSON.stringify(seen)}`);
-    expect(seen.handedOver).toBeGreaterThan(CASES / 3);
-    expect(seen.openAtD).toBeGreaterThan(CASES / 4);
-    expect(seen.refused).toBeGreaterThan(10);
-    expect(seen.ranAtD).toBeGreaterThan(20);
-    expect(seen.askedAtD).toBeGreaterThan(40);
-    expect(seen.trustedKept).toBeGreaterThan(3);
-    expect(seen.laundered).toBeGreaterThan(3);
-    expect(seen.split).toBeGreaterThan(30);
-    for (const how of ["as-exported", "none", "attacker", "impostor", "stretched"]) expect(seen.signatures[how] ?? 0, how).toBeGreaterThan(10);
-  }, scaled(240_000));
+      // The cases reached what they are about: forgeries taken over and driven, refusals, copies, signatures of every kind, legit handovers kept.
+      console.log(`authentic handovers: ${JSON.stringify(seen)}`);
+      expect(seen.handedOver).toBeGreaterThan(CASES / 3);
+      expect(seen.openAtD).toBeGreaterThan(CASES / 4);
+      expect(seen.refused).toBeGreaterThan(10);
+      expect(seen.ranAtD).toBeGreaterThan(20);
+      expect(seen.askedAtD).toBeGreaterThan(40);
+      expect(seen.trustedKept).toBeGreaterThan(3);
+      expect(seen.laundered).toBeGreaterThan(3);
+      expect(seen.split).toBeGreaterThan(30);
+      for (const how of ["as-exported", "none", "attacker", "impostor", "stretched"]) expect(seen.signatures[how] ?? 0, how).toBeGreaterThan(10);
+    },
+    scaled(240_000),
+  );
 });

@@ -115,7 +115,9 @@ describe("a move from a place the destination does not trust", () => {
       code: "APPROVAL_NOT_PENDING",
       message: `approval ${old!.approvalId} of run ${runId} is void: the call was decided again, and asked anew`,
     });
-    expect(again!.request.note).toBe('the run came from "tab:1", which "edge" does not trust to decide for it (no key it trusts vouched for the run up to its move here): this call is decided here again');
+    expect(again!.request.note).toBe(
+      'the run came from "tab:1", which "edge" does not trust to decide for it (no key it trusts vouched for the run up to its move here): this call is decided here again',
+    );
     await approveAll(d.driver, runId, "edge-operator");
     expect((await d.driver.resume(runId)).status).toBe("completed");
     expect(d.log.map((x) => x.args)).toEqual(['{"path":"private/b"}']);
@@ -140,7 +142,15 @@ describe("a move from a place the destination does not trust", () => {
       ["peek", "ok/a", "runs"],
       ["peek", "secret/c", "refused"],
     ] as const) {
-      const a = place("a", { agent: scriptedAgent([calls(call(tool, { path })), final("done")]), policy: () => ({ permission: "allow" }), faults: { at: (p) => { if (p === "after_start_append") throw new Crash("died mid-call"); } } });
+      const a = place("a", {
+        agent: scriptedAgent([calls(call(tool, { path })), final("done")]),
+        policy: () => ({ permission: "allow" }),
+        faults: {
+          at: (p) => {
+            if (p === "after_start_append") throw new Crash("died mid-call");
+          },
+        },
+      });
       const runId = await a.driver.create("call");
       expect((await a.driver.resume(runId)).stopped).toBe("crashed");
       a.clock.advance(60_000);

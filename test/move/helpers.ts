@@ -27,7 +27,8 @@ export const writeTool = defineTool<{ path: string; content: string }>({
 export const TOOLS = [readTool, writeTool] as Tool<never, unknown>[];
 export const SHAPES = toolShapes(TOOLS);
 
-export const agentFor = () => scriptedAgent([calls(call("read_file", { path: "a" })), calls(call("read_file", { path: "b" })), calls(call("write_file", { path: "out.md", content: "x" })), final("done")]);
+export const agentFor = () =>
+  scriptedAgent([calls(call("read_file", { path: "a" })), calls(call("read_file", { path: "b" })), calls(call("write_file", { path: "out.md", content: "x" })), final("done")]);
 
 export function driverOn(store: Store, clock: ManualClock, owner = "d") {
   return createDriver({ store, clock, ids: sequentialIds(`run_${owner}_`), owner, agent: agentFor(), tools: TOOLS, policy: rulesPolicy([{ tool: "write_file", permission: "ask" }]) });

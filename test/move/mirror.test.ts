@@ -6,7 +6,8 @@ import { SHAPES, TOOLS } from "./helpers.js";
 import { until } from "../helpers/time.js";
 
 const TOKEN = "operator-token-for-mirror-tests-01";
-const agent = () => scriptedAgent((view) => (view.step <= 2 ? calls(call("read_file", { path: `p${view.step}` })) : view.step === 3 ? calls(call("write_file", { path: "out.md", content: "x" })) : final("done")));
+const agent = () =>
+  scriptedAgent((view) => (view.step <= 2 ? calls(call("read_file", { path: `p${view.step}` })) : view.step === 3 ? calls(call("write_file", { path: "out.md", content: "x" })) : final("done")));
 const policy = rulesPolicy([{ tool: "write_file", permission: "ask" }]);
 
 /** A tab (memory store) mirroring to the edge (the HTTP app), through a network that can be cut, or lose answers. */
@@ -54,7 +55,11 @@ describe("mirroring a tab's runs to the edge", () => {
       expect(listed).toMatchObject({ runId, status: "waiting", custody: { role: "mirror" } });
       // Read-only at the edge: an operator there cannot answer for the tab.
       const [a] = Object.values((await s.edgeDriver.state(runId)).approvals);
-      const res = await s.app.request(`/runs/${runId}/approvals/${a!.approvalId}`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve", requestHash: a!.requestHash }) });
+      const res = await s.app.request(`/runs/${runId}/approvals/${a!.approvalId}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ decision: "approve", requestHash: a!.requestHash }),
+      });
       expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([409, "RUN_MIRROR"]);
       await approveAndResume(s.tabDriver, runId);
       mirror.notify();
@@ -63,7 +68,10 @@ describe("mirroring a tab's runs to the edge", () => {
       expect(typeof done.lagMs).toBe("number");
       expect((await s.edgeDriver.state(runId)).status).toBe("completed");
       // Append-only: each push was the tail after the last acknowledged seq.
-      expect(s.net.pushes).toEqual([{ from: 1, to: 13 }, { from: 14, to: 19 }]);
+      expect(s.net.pushes).toEqual([
+        { from: 1, to: 13 },
+        { from: 14, to: 19 },
+      ]);
       expect(states.some((x) => x.acked === 13)).toBe(true);
     } finally {
       await mirror.stop();
@@ -98,7 +106,10 @@ describe("mirroring a tab's runs to the edge", () => {
       s.net.loseAnswers = 1;
       const { runId } = await s.tabDriver.start("read, then write out.md");
       await mirror.synced(runId);
-      expect(s.net.pushes.slice(0, 2)).toEqual([{ from: 1, to: 13 }, { from: 1, to: 13 }]);
+      expect(s.net.pushes.slice(0, 2)).toEqual([
+        { from: 1, to: 13 },
+        { from: 1, to: 13 },
+      ]);
       expect((await s.edgeStore.read(runId)).length).toBe(13);
     } finally {
       await mirror.stop();
@@ -113,7 +124,10 @@ describe("mirroring a tab's runs to the edge", () => {
     await mirror.stop();
     const before = s.net.pushes.length;
     await moveRun(runId, s.tab, s.edge);
-    expect(s.net.pushes.slice(before)).toEqual([{ from: 14, to: 13 }, { from: 14, to: 14 }]);
+    expect(s.net.pushes.slice(before)).toEqual([
+      { from: 14, to: 13 },
+      { from: 14, to: 14 },
+    ]);
     expect(await s.edgeStore.custody!(runId)).toBeUndefined();
   });
 });

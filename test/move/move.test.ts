@@ -17,7 +17,8 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; message: st
 }
 
 /** The agent of every place: reads twice, asks to write, ends (the run waits at step 3 until someone approves). */
-const agent = () => scriptedAgent((view) => (view.step <= 2 ? calls(call("read_file", { path: `p${view.step}` })) : view.step === 3 ? calls(call("write_file", { path: "out.md", content: "x" })) : final("done")));
+const agent = () =>
+  scriptedAgent((view) => (view.step <= 2 ? calls(call("read_file", { path: `p${view.step}` })) : view.step === 3 ? calls(call("write_file", { path: "out.md", content: "x" })) : final("done")));
 
 interface World {
   readonly clock: ManualClock;
@@ -38,7 +39,11 @@ interface World {
 async function world(trust = true): Promise<World> {
   const clock = manualClock();
   const keys = trust ? await trustingKeys(["tab", "edge"]) : undefined;
-  const w = { clock, owners: [] as number[], stores: {}, places: {}, drivers: {} } as unknown as World & { stores: Record<string, Store>; places: Record<string, Place>; drivers: Record<string, Driver> };
+  const w = { clock, owners: [] as number[], stores: {}, places: {}, drivers: {} } as unknown as World & {
+    stores: Record<string, Store>;
+    places: Record<string, Place>;
+    drivers: Record<string, Driver>;
+  };
   const count = async (): Promise<void> => {
     let n = 0;
     for (const s of Object.values(raw)) {
@@ -109,7 +114,10 @@ async function prefixes(w: World): Promise<{ owner: string; events: JournalEvent
   expect(owners).toHaveLength(1);
   const owner = owners[0]!;
   for (const [name, events] of Object.entries(journals)) {
-    expect(events.map((e) => e.hash), `${name}'s copy is a prefix of ${owner}'s journal`).toEqual(journals[owner]!.slice(0, events.length).map((e) => e.hash));
+    expect(
+      events.map((e) => e.hash),
+      `${name}'s copy is a prefix of ${owner}'s journal`,
+    ).toEqual(journals[owner]!.slice(0, events.length).map((e) => e.hash));
   }
   return { owner, events: journals[owner]! };
 }
@@ -176,7 +184,11 @@ const POINTS = ["before_export", "after_import", "after_seal", "before_seal_reac
  * handler dying (before or after its write).
  */
 async function cut(w: World, point: (typeof POINTS)[number], side: Side): Promise<void> {
-  const crashAt = (p: MovePoint) => ({ at: (q: MovePoint) => { if (q === p) throw new Crash(`crash at ${p}`); } });
+  const crashAt = (p: MovePoint) => ({
+    at: (q: MovePoint) => {
+      if (q === p) throw new Crash(`crash at ${p}`);
+    },
+  });
   const dying = (place: Place, when: "receive-before" | "receive-after" | "seal-after", nth: number): Place => {
     let seen = 0;
     return {
@@ -319,7 +331,7 @@ describe("never two owners (property: random interleavings of a move's steps, dr
       const random = rng(seed);
       // Half the schedules between places that trust each other, half between places that do not.
       const w = await world(seed % 2 === 0);
-      const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
       const names = ["tab", "edge"] as const;
       const other = (n: "tab" | "edge") => (n === "tab" ? "edge" : "tab");
       const steps: string[] = [];
@@ -333,7 +345,8 @@ describe("never two owners (property: random interleavings of a move's steps, dr
           else if (action === "approve") await approveAll(w.drivers[at], w.runId);
           else if (action === "transit") await w.places[to].receive(w.runId, await w.places[at].export(w.runId, ((await w.places[to].head(w.runId))?.seq ?? 0) + 1), "in_transit");
           else if (action === "seal") await w.places[at].seal(w.runId, to);
-          else if (action === "push" || action === "mirror") await w.places[to].receive(w.runId, await w.places[at].export(w.runId, ((await w.places[to].head(w.runId))?.seq ?? 0) + 1), action === "push" ? "in_transit" : "mirror");
+          else if (action === "push" || action === "mirror")
+            await w.places[to].receive(w.runId, await w.places[at].export(w.runId, ((await w.places[to].head(w.runId))?.seq ?? 0) + 1), action === "push" ? "in_transit" : "mirror");
           else if (action === "abandon") await w.places[at].abandon(w.runId);
           else if (action === "settle") await settleMove(w.runId, w.places[at], w.places[to], { prefer: pick(["complete", "rollback"] as const) });
           else if (action === "move") await moveRun(w.runId, w.places[at], w.places[to]);

@@ -3,7 +3,26 @@
  * (so every run's shapes match), each place's executions logged, and the
  * destination's own policy, which the tests hold every execution there to.
  */
-import { call, calls, createDriver, defineTool, final, isIsoagentError, memoryStore, scriptedAgent, strictObject, string, type Agent, type Driver, type JsonValue, type Permission, type Policy, type RunId, type Store, type Tool } from "../../src/index.js";
+import {
+  call,
+  calls,
+  createDriver,
+  defineTool,
+  final,
+  isIsoagentError,
+  memoryStore,
+  scriptedAgent,
+  strictObject,
+  string,
+  type Agent,
+  type Driver,
+  type JsonValue,
+  type Permission,
+  type Policy,
+  type RunId,
+  type Store,
+  type Tool,
+} from "../../src/index.js";
 import { canonicalJson } from "../../src/json/index.js";
 import { strictest } from "../../src/policy/index.js";
 import { manualClock, type Faults, type ManualClock } from "../../src/testkit/index.js";
@@ -47,8 +66,25 @@ export function tools(log: Execution[]): Tool<never, unknown>[] {
   const schema = strictObject({ path: string() });
   return [
     defineTool<{ path: string }>({ name: "peek", description: "Read a path.", inputSchema: schema, sideEffect: "read_only", permission: "allow", timeoutMs: 1000, call: record("peek") as never }),
-    defineTool<{ path: string }>({ name: "write", description: "Write a path.", inputSchema: schema, sideEffect: "local_mutation", permission: "allow", timeoutMs: 1000, call: record("write") as never }),
-    defineTool<{ path: string }>({ name: "confirm", description: "Ask a person about a path.", inputSchema: schema, sideEffect: "read_only", permission: "ask", wantsAnswer: true, timeoutMs: 1000, call: record("confirm") as never }),
+    defineTool<{ path: string }>({
+      name: "write",
+      description: "Write a path.",
+      inputSchema: schema,
+      sideEffect: "local_mutation",
+      permission: "allow",
+      timeoutMs: 1000,
+      call: record("write") as never,
+    }),
+    defineTool<{ path: string }>({
+      name: "confirm",
+      description: "Ask a person about a path.",
+      inputSchema: schema,
+      sideEffect: "read_only",
+      permission: "ask",
+      wantsAnswer: true,
+      timeoutMs: 1000,
+      call: record("confirm") as never,
+    }),
   ] as Tool<never, unknown>[];
 }
 

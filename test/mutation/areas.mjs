@@ -48,7 +48,16 @@ export const AREAS = {
     mutate: ["src/store/**/*.ts", "!src/store/index.ts"],
     // loadState (store/load.ts since issue 28) is exercised by the driver's snapshot and compaction tests; the
     // import and abandon rules (store/copies.ts) by the moves' tests.
-    tests: ["test/store/**/*.test.ts", "test/driver/lease-race.test.ts", "test/testkit/crash.test.ts", "test/driver/snapshots.test.ts", "test/driver/compaction.test.ts", "test/move/move.test.ts", "test/move/bundle.test.ts", "test/move/handover.test.ts"],
+    tests: [
+      "test/store/**/*.test.ts",
+      "test/driver/lease-race.test.ts",
+      "test/testkit/crash.test.ts",
+      "test/driver/snapshots.test.ts",
+      "test/driver/compaction.test.ts",
+      "test/move/move.test.ts",
+      "test/move/bundle.test.ts",
+      "test/move/handover.test.ts",
+    ],
   },
   driver: {
     what: "the gate, recovery, execution (src/call/: gate.ts, execute.ts, classify.ts, invoke.ts; src/driver/: recovery.ts, and the session where it executes and recovers)",

@@ -68,7 +68,9 @@ describe("the IndexedDB cursor under fake-indexeddb (Node)", () => {
 describe("runCursorConformance", () => {
   it("refuses a skip without a reason, and a skip of a case that does not exist", () => {
     const create = () => ({ cursor: memoryCursor() });
-    expect(() => runCursorConformance({ name: "x", test: () => {}, create, skip: [{ tests: ["a cursor never moves back"], reason: "" }] })).toThrow("runCursorConformance(x): a skip without a reason (a cursor never moves back)");
+    expect(() => runCursorConformance({ name: "x", test: () => {}, create, skip: [{ tests: ["a cursor never moves back"], reason: "" }] })).toThrow(
+      "runCursorConformance(x): a skip without a reason (a cursor never moves back)",
+    );
     expect(() => runCursorConformance({ name: "x", test: () => {}, create, skip: [{ tests: ["nope"], reason: "r" }] })).toThrow('runCursorConformance(x): no case named "nope" to skip');
   });
 

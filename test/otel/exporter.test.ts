@@ -40,7 +40,13 @@ const ticking: Clock = { now: () => (last = Math.max(Date.now(), last + 1)) };
 async function storeWithRuns(runs: number, steps = 2, store: Store = memoryStore({ clock: ticking })): Promise<{ store: Store; runIds: RunId[] }> {
   const runIds: RunId[] = [];
   for (let k = 0; k < runs; k++) {
-    const driver = createDriver({ store, agent: scriptedAgent([...Array.from({ length: steps }, () => calls(call("noop"))), final("done")]), tools: [noop], clock: ticking, ids: sequentialIds(`run${++made}_`) });
+    const driver = createDriver({
+      store,
+      agent: scriptedAgent([...Array.from({ length: steps }, () => calls(call("noop"))), final("done")]),
+      tools: [noop],
+      clock: ticking,
+      ids: sequentialIds(`run${++made}_`),
+    });
     runIds.push((await driver.start("t")).runId);
   }
   return { store, runIds };
@@ -178,7 +184,13 @@ describe("otlpEnv", () => {
       resource: {},
     });
     expect(
-      otlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://a", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/custom", OTEL_EXPORTER_OTLP_TRACES_HEADERS: "authorization=Bearer%20k", OTEL_EXPORTER_OTLP_HEADERS: "x=1", OTEL_SERVICE_NAME: "notes" }),
+      otlpEnv({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://a",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector:4318/custom",
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: "authorization=Bearer%20k",
+        OTEL_EXPORTER_OTLP_HEADERS: "x=1",
+        OTEL_SERVICE_NAME: "notes",
+      }),
     ).toEqual({ endpoint: "http://collector:4318/custom", headers: { authorization: "Bearer k" }, resource: { serviceName: "notes" } });
     // A Worker's env holds bindings too: only strings are read. OTEL_SDK_DISABLED turns it off.
     expect(otlpEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: { binding: true } })).toBeUndefined();

@@ -78,7 +78,11 @@ describe("spans derived from the journal", () => {
   });
 
   it("use the GenAI attribute names of @opentelemetry/semantic-conventions", () => {
-    const constants = new Set(Object.entries(semconv).filter(([k]) => k.startsWith("ATTR_")).map(([, v]) => v as string));
+    const constants = new Set(
+      Object.entries(semconv)
+        .filter(([k]) => k.startsWith("ATTR_"))
+        .map(([, v]) => v as string),
+    );
     for (const name of Object.values(GENAI_ATTRIBUTES)) expect(constants.has(name), name).toBe(true);
     expect(semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT).toBe("chat");
     expect(semconv.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL).toBe("execute_tool");
@@ -146,18 +150,20 @@ describe("the exporter", () => {
   let refuse = 0;
   beforeAll(async () => {
     // A collector that answers 503 when told to, and counts each span by id (dedupe by id).
-    server = createServer(asyncHandler(async (req, res) => {
-      let raw = "";
-      for await (const c of req) raw += c;
-      if (refuse > 0) {
-        refuse--;
-        res.writeHead(503).end();
-        return;
-      }
-      const body = JSON.parse(raw);
-      for (const s of body.resourceSpans[0].scopeSpans[0].spans) seen.set(s.spanId, (seen.get(s.spanId) ?? 0) + 1);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    }));
+    server = createServer(
+      asyncHandler(async (req, res) => {
+        let raw = "";
+        for await (const c of req) raw += c;
+        if (refuse > 0) {
+          refuse--;
+          res.writeHead(503).end();
+          return;
+        }
+        const body = JSON.parse(raw);
+        for (const s of body.resourceSpans[0].scopeSpans[0].spans) seen.set(s.spanId, (seen.get(s.spanId) ?? 0) + 1);
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      }),
+    );
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
   });
@@ -203,7 +209,13 @@ describe("the exporter", () => {
     const { runId } = await driver.start("t");
     const cursor = memoryCursor();
     const exporter = otlpExporter({ endpoint: "http://127.0.0.1:9/v1/traces", cursor, maxRetries: 1, sleep: async () => {} });
-    expect(await exporter.exportRun(store, runId as RunId)).toEqual({ runId, exported: 0, cursor: 0, error: "the collector could not be reached; the next export tries again from event 1", retry: true });
+    expect(await exporter.exportRun(store, runId as RunId)).toEqual({
+      runId,
+      exported: 0,
+      cursor: 0,
+      error: "the collector could not be reached; the next export tries again from event 1",
+      retry: true,
+    });
     expect(await cursor.get(runId)).toBe(0);
   });
 });

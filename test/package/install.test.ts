@@ -34,7 +34,12 @@ function run(cmd: string, args: string[], cwd: string): string {
 }
 
 function exec(cmd: string, args: string[], cwd: string): string {
-  return execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
+  return execFileSync(cmd, args, {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" },
+  });
 }
 
 // lib es2022 and no @types: isoagent's declarations need neither the DOM nor Node; the program declares the one global it uses.
@@ -70,7 +75,13 @@ beforeAll(() => {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
   run("npm", ["install", join(dir, packed[0].filename)], dir);
   writeFileSync(join(dir, "main.ts"), program);
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: [], lib: ["es2022"] }, files: ["main.ts"] }));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: [], lib: ["es2022"] },
+      files: ["main.ts"],
+    }),
+  );
 }, minutes(6));
 
 afterAll(() => {
@@ -90,27 +101,37 @@ describe("isoagent installed from its tarball into a project of its own", () => 
     expect(run("find", ["node_modules/isoagent", "-name", "*.map"], dir).trim()).toBe("");
   });
 
-  it("a strict TypeScript program type-checks against it, and runs in Node", () => {
-    run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], dir);
-    run(bin("esbuild"), ["main.ts", "--outfile=main.mjs", "--format=esm", "--platform=node", "--packages=external"], dir);
-    const out = JSON.parse(run(process.execPath, ["main.mjs"], dir).trim()) as unknown;
-    expect(out).toEqual({ status: "completed", file: "hi", ok: false });
-  }, minutes(2));
+  it(
+    "a strict TypeScript program type-checks against it, and runs in Node",
+    () => {
+      run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], dir);
+      run(bin("esbuild"), ["main.ts", "--outfile=main.mjs", "--format=esm", "--platform=node", "--packages=external"], dir);
+      const out = JSON.parse(run(process.execPath, ["main.mjs"], dir).trim()) as unknown;
+      expect(out).toEqual({ status: "completed", file: "hi", ok: false });
+    },
+    minutes(2),
+  );
 
-  it("bundles for the browser and for workerd, by their export conditions", () => {
-    for (const [name, args] of [
-      ["browser", ["--platform=browser", "--conditions=browser"]],
-      ["workerd", ["--platform=neutral", "--conditions=workerd,worker", "--main-fields=module,main"]],
-    ] as const) {
-      run(bin("esbuild"), ["main.ts", "--bundle", "--format=esm", "--target=es2022", `--outfile=${name}.js`, ...args], dir);
-      const text = readFileSync(join(dir, `${name}.js`), "utf8");
-      expect(text, name).toContain("write_file");
-      expect(text, name).not.toMatch(/from\s*["']node:/);
-    }
-  }, minutes(2));
+  it(
+    "bundles for the browser and for workerd, by their export conditions",
+    () => {
+      for (const [name, args] of [
+        ["browser", ["--platform=browser", "--conditions=browser"]],
+        ["workerd", ["--platform=neutral", "--conditions=workerd,worker", "--main-fields=module,main"]],
+      ] as const) {
+        run(bin("esbuild"), ["main.ts", "--bundle", "--format=esm", "--target=es2022", `--outfile=${name}.js`, ...args], dir);
+        const text = readFileSync(join(dir, `${name}.js`), "utf8");
+        expect(text, name).toContain("write_file");
+        expect(text, name).not.toMatch(/from\s*["']node:/);
+      }
+    },
+    minutes(2),
+  );
 
-  it("isoagent/toolkit/bash without just-bash says what to install (PEER_MISSING), as the bash tool's observed error", () => {
-    const probe = `import("isoagent/toolkit/bash").then(async ({ bashTool }) => {
+  it(
+    "isoagent/toolkit/bash without just-bash says what to install (PEER_MISSING), as the bash tool's observed error",
+    () => {
+      const probe = `import("isoagent/toolkit/bash").then(async ({ bashTool }) => {
       const { createDriver, memoryStore, scriptedAgent, calls, call, final } = await import("isoagent");
       const { memoryWorkspace } = await import("isoagent/toolkit");
       const driver = createDriver({ store: memoryStore(), agent: scriptedAgent([calls(call("bash", { command: "echo hi" })), final("done")]), tools: [bashTool({ workspace: memoryWorkspace(), requireApproval: false }).tool] });
@@ -118,24 +139,32 @@ describe("isoagent installed from its tarball into a project of its own", () => 
       const events = await driver.events(o.runId);
       console.log(JSON.stringify(events));
     })`;
-    writeFileSync(join(dir, "bash.mjs"), probe);
-    const out = run(process.execPath, ["bash.mjs"], dir);
-    const finished = (JSON.parse(out) as { type: string; observation?: { type: string; error?: string } }[]).filter((e) => e.type === "call.finished");
-    expect(finished).toHaveLength(1);
-    expect(finished[0]!.observation?.type).toBe("tool_error");
-    expect(finished[0]!.observation?.error).toContain("isoagent/toolkit/bash needs just-bash (an optional peer dependency, supported: 3.4.2), and it is not installed: npm i just-bash@3.4.2; nothing was run");
-  }, minutes(2));
+      writeFileSync(join(dir, "bash.mjs"), probe);
+      const out = run(process.execPath, ["bash.mjs"], dir);
+      const finished = (JSON.parse(out) as { type: string; observation?: { type: string; error?: string } }[]).filter((e) => e.type === "call.finished");
+      expect(finished).toHaveLength(1);
+      expect(finished[0]!.observation?.type).toBe("tool_error");
+      expect(finished[0]!.observation?.error).toContain(
+        "isoagent/toolkit/bash needs just-bash (an optional peer dependency, supported: 3.4.2), and it is not installed: npm i just-bash@3.4.2; nothing was run",
+      );
+    },
+    minutes(2),
+  );
 
-  it("isoagent/mcp/stdio without @modelcontextprotocol/client says what to install (PEER_MISSING)", () => {
-    writeFileSync(
-      join(dir, "stdio.mjs"),
-      `const { connectStdio } = await import("isoagent/mcp/stdio");
+  it(
+    "isoagent/mcp/stdio without @modelcontextprotocol/client says what to install (PEER_MISSING)",
+    () => {
+      writeFileSync(
+        join(dir, "stdio.mjs"),
+        `const { connectStdio } = await import("isoagent/mcp/stdio");
       try { await connectStdio({ command: process.execPath, args: ["-e", ""] }); console.log("connected"); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`,
-    );
-    expect(JSON.parse(run(process.execPath, ["stdio.mjs"], dir))).toEqual({
-      code: "PEER_MISSING",
-      message: "isoagent/mcp/stdio needs @modelcontextprotocol/client (an optional peer dependency, supported: 2.4.0), and it is not installed: npm i @modelcontextprotocol/client@2.4.0",
-    });
-  }, minutes(2));
+      );
+      expect(JSON.parse(run(process.execPath, ["stdio.mjs"], dir))).toEqual({
+        code: "PEER_MISSING",
+        message: "isoagent/mcp/stdio needs @modelcontextprotocol/client (an optional peer dependency, supported: 2.4.0), and it is not installed: npm i @modelcontextprotocol/client@2.4.0",
+      });
+    },
+    minutes(2),
+  );
 });

@@ -7,16 +7,7 @@
  * before the fix, each of these never returns.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  calls,
-  final,
-  loadFullSchemaSupport,
-  rulesPolicy,
-  workspacePolicy,
-  type PolicyRequest,
-  type ToolSpec,
-} from "../../src/index.js";
+import { call, calls, final, loadFullSchemaSupport, rulesPolicy, workspacePolicy, type PolicyRequest, type ToolSpec } from "../../src/index.js";
 import { checkArgs, compileTool } from "../../src/tools/index.js";
 import { compileSchema } from "../../src/schema/index.js";
 import { evaluatePolicy } from "../../src/policy/index.js";

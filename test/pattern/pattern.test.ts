@@ -64,7 +64,7 @@ describe("compilePattern: which patterns run on RegExp (proved linear there, src
       "^#[0-9a-fA-F]{6}$",
       "^\\p{L}+$",
       "\\p{Letter}cole",
-      "^[^\"]*\"",
+      '^[^"]*"',
     ]) {
       expect(native(p), p).toBe(true);
     }
@@ -107,13 +107,28 @@ describe("the matcher on what RegExp does in u mode", () => {
     return [r.pattern.test(input), new RegExp(source, ignoreCase ? "iu" : "u").test(input)];
   };
   it("iterates by code point: a surrogate pair is one, a lone surrogate is one", () => {
-    for (const [p, s] of [["^.$", "😀"], ["^..$", "😀"], ["^.$", "\uD83D"], ["^\\uD83D$", "😀"], ["^\\uD83D\\uDE00$", "😀"], ["\\uDE00", "😀"], ["^[😀-😂]+$", "😁😂"], ["^\\u{1F600}$", "😀"]] as const) {
+    for (const [p, s] of [
+      ["^.$", "😀"],
+      ["^..$", "😀"],
+      ["^.$", "\uD83D"],
+      ["^\\uD83D$", "😀"],
+      ["^\\uD83D\\uDE00$", "😀"],
+      ["\\uDE00", "😀"],
+      ["^[😀-😂]+$", "😁😂"],
+      ["^\\u{1F600}$", "😀"],
+    ] as const) {
       const [got, want] = both(p, s);
       expect(got, `${p} on ${s}`).toBe(want);
     }
   });
   it("folds case as RegExp does under i (the Kelvin sign, the long s, in \\w and \\b too)", () => {
-    for (const [p, s] of [["^k$", "\u212A"], ["^\\w$", "\u017F"], ["\\bs\\b", " \u017F "], ["^[a-z]+$", "ÀB"], ["^σ$", "ς"]] as const) {
+    for (const [p, s] of [
+      ["^k$", "\u212A"],
+      ["^\\w$", "\u017F"],
+      ["\\bs\\b", " \u017F "],
+      ["^[a-z]+$", "ÀB"],
+      ["^σ$", "ς"],
+    ] as const) {
       const [got, want] = both(p, s, true);
       expect(got, `${p} on ${s}`).toBe(want);
     }

@@ -12,7 +12,12 @@ import { workspacePolicy, type PolicyRequest, type ResourceRef } from "../../src
 import type { Operation } from "../../src/tools/index.js";
 
 const req = (resources: ResourceRef[]): PolicyRequest => ({ tool: "third_party", sideEffect: "remote_mutation", args: {}, resources });
-const grants = workspacePolicy({ grants: [{ operation: "network", match: "api.example.com" }, { operation: "write", match: "prod-*" }] });
+const grants = workspacePolicy({
+  grants: [
+    { operation: "network", match: "api.example.com" },
+    { operation: "write", match: "prod-*" },
+  ],
+});
 const NO = (op: string) => ({ permission: "deny", reason: `no grant allows ${op} there` });
 
 describe("workspacePolicy's grants, on every kind of resource", () => {
@@ -47,7 +52,11 @@ describe("workspacePolicy's grants, on every kind of resource", () => {
     const kinds = ["url", "host", "command", "database", "queue", "constructor", "mcp_tool", "x"];
     const values = ["https://api.example.com/a", "https://evil.example/", "api.example.com", "evil.example", "prod-1", "staging", "rm -rf /", "", "::", "https://[::1]/"];
     const ops: (Operation | undefined)[] = ["read", "write", "delete", "network", "execute", undefined];
-    const allowlist = [{ operation: "network" as const, match: "api.example.com" }, { operation: ["write", "delete"] as Operation[], match: "prod-*" }, { operation: "execute" as const, match: "ls *" }];
+    const allowlist = [
+      { operation: "network" as const, match: "api.example.com" },
+      { operation: ["write", "delete"] as Operation[], match: "prod-*" },
+      { operation: "execute" as const, match: "ls *" },
+    ];
     const policy = workspacePolicy({ grants: allowlist });
     for (let k = 0; k < 3000; k++) {
       const kind = kinds[rand(kinds.length)]!;
@@ -58,7 +67,9 @@ describe("workspacePolicy's grants, on every kind of resource", () => {
       const effective = op ?? (kind === "url" || kind === "host" ? "network" : kind === "command" ? "execute" : undefined);
       if (effective === undefined || effective === "read") continue;
       const target = kind === "url" ? (URL.canParse(value) ? new URL(value).hostname : undefined) : kind === "host" ? value.toLowerCase() : value;
-      const granted = target !== undefined && allowlist.some((g) => (Array.isArray(g.operation) ? g.operation : [g.operation]).includes(effective) && new RegExp(`^${g.match.replace(/[.]/g, "\\.").replace(/\*/g, "[^/]*")}$`).test(target));
+      const granted =
+        target !== undefined &&
+        allowlist.some((g) => (Array.isArray(g.operation) ? g.operation : [g.operation]).includes(effective) && new RegExp(`^${g.match.replace(/[.]/g, "\\.").replace(/\*/g, "[^/]*")}$`).test(target));
       if (!granted) expect(decision, JSON.stringify(r)).toEqual(NO(effective));
     }
   });

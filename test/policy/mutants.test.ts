@@ -7,22 +7,8 @@
  * mutant on for a test, so code run while the file is collected runs unmutated.
  */
 import { describe, expect, it } from "vitest";
-import {
-  allOf,
-  pathScopePolicy,
-  rulesPolicy,
-  workspacePolicy,
-  type Policy,
-  type PolicyRequest,
-  type ResourceRef,
-} from "../../src/index.js";
-import {
-  globMatch,
-  compileGlob,
-  normalizeDecision,
-  PolicyError,
-  strictest,
-} from "../../src/policy/index.js";
+import { allOf, pathScopePolicy, rulesPolicy, workspacePolicy, type Policy, type PolicyRequest, type ResourceRef } from "../../src/index.js";
+import { globMatch, compileGlob, normalizeDecision, PolicyError, strictest } from "../../src/policy/index.js";
 
 const req = (over: Partial<PolicyRequest> = {}): PolicyRequest => ({ tool: "write_file", sideEffect: "local_mutation", args: {}, resources: [{ kind: "path", value: "notes/a.md" }], ...over });
 const path = (value: string, operation?: ResourceRef["operation"]) => req({ resources: [{ kind: "path", value, ...(operation === undefined ? {} : { operation }) }] });
@@ -163,7 +149,9 @@ describe("rulesPolicy", () => {
 });
 
 describe("allOf", () => {
-  const ask = (reason: string): Policy => () => ({ permission: "ask", reason });
+  const ask =
+    (reason: string): Policy =>
+    () => ({ permission: "ask", reason });
   const allow: Policy = () => ({ permission: "allow" });
 
   it("keeps a stricter answer against a later laxer one, and the first of equally strict ones", () => {
@@ -299,7 +287,16 @@ describe("workspacePolicy", () => {
 
   it("refuses a grant whose match is not a non-empty glob, naming the grant", () => {
     // workspace.ts:101 (each check → false, || → &&, "" → "Stryker was here!"; its message, k + 1 → k - 1).
-    expect(refusal(() => workspacePolicy({ grants: [{ operation: "write", match: "docs/**" }, { operation: "write", match: 5 as never }] }))).toEqual(refused("grant 2: match must be a glob"));
+    expect(
+      refusal(() =>
+        workspacePolicy({
+          grants: [
+            { operation: "write", match: "docs/**" },
+            { operation: "write", match: 5 as never },
+          ],
+        }),
+      ),
+    ).toEqual(refused("grant 2: match must be a glob"));
     expect(refusal(() => workspacePolicy({ grants: [{ operation: "write", match: "" }] }))).toEqual(refused("grant 1: match must be a glob"));
   });
 
@@ -318,7 +315,16 @@ describe("workspacePolicy", () => {
     expect(asks(req())).toEqual({ permission: "ask", reason: "local_mutation calls need an operator's approval" });
     const denies = workspacePolicy({ deny: ["secrets/**"], grants: [] });
     expect(denies(path("secrets/k.txt", "write"))).toEqual({ permission: "deny", reason: "denied by the workspace policy" });
-    expect(denies(req({ resources: [{ kind: "path", value: "/etc/passwd" }, { kind: "path", value: "secrets/k" }] }))).toEqual({ permission: "deny", reason: "outside the workspace" });
+    expect(
+      denies(
+        req({
+          resources: [
+            { kind: "path", value: "/etc/passwd" },
+            { kind: "path", value: "secrets/k" },
+          ],
+        }),
+      ),
+    ).toEqual({ permission: "deny", reason: "outside the workspace" });
   });
 
   it("stops at the first denied resource: the rest are not looked at", () => {
@@ -356,7 +362,12 @@ describe("workspacePolicy", () => {
 
   it("matches hosts whatever their case, and commands exactly", () => {
     // workspace.ts:178 (r.kind === "host" → true: commands were lowercased too).
-    const policy = workspacePolicy({ grants: [{ operation: "execute", match: "git status*" }, { operation: "network", match: "api.example.com" }] });
+    const policy = workspacePolicy({
+      grants: [
+        { operation: "execute", match: "git status*" },
+        { operation: "network", match: "api.example.com" },
+      ],
+    });
     expect(policy(req({ resources: [{ kind: "command", value: "GIT STATUS" }] }))).toEqual({ permission: "deny", reason: "no grant allows execute there" });
     expect(policy(req({ resources: [{ kind: "command", value: "git status" }] }))).toEqual({ permission: "allow" });
     expect(policy(req({ resources: [{ kind: "host", value: "API.EXAMPLE.COM" }] }))).toEqual({ permission: "allow" });
@@ -433,7 +444,9 @@ describe("pathScopePolicy", () => {
     expect(refusal(() => pathScopePolicy({ scopes: [null as never] }))).toEqual(refused(where(1)));
     expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a" }, { path: 5 as never }] }))).toEqual(refused(where(2)));
     expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a/../b" }] }))).toEqual(refused(where(1)));
-    expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a" }, { path: "/b", operations: ["fly" as never] }] }))).toEqual(refused("scope 2: operations must be read, write, delete, network or execute"));
+    expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a" }, { path: "/b", operations: ["fly" as never] }] }))).toEqual(
+      refused("scope 2: operations must be read, write, delete, network or execute"),
+    );
     // workspace.ts:236 (some → every).
     expect(refusal(() => pathScopePolicy({ scopes: [{ path: "/a", operations: ["read", "fly" as never] }] }))).toEqual(refused("scope 1: operations must be read, write, delete, network or execute"));
   });

@@ -57,23 +57,37 @@ describe("fail-closed evaluation", () => {
   it("takes exactly allow, ask or deny; anything else denies with the fault as the reason", () => {
     const cases: [unknown, unknown][] = [
       [{ permission: "allow" }, { permission: "allow" }],
-      [{ permission: "ask", reason: "why" }, { permission: "ask", reason: "why" }],
+      [
+        { permission: "ask", reason: "why" },
+        { permission: "ask", reason: "why" },
+      ],
       [{ permission: "ALLOW" }, { permission: "deny", reason: 'policy returned an unknown permission "ALLOW"; a policy answers allow, ask or deny' }],
       [{ permission: 1 }, { permission: "deny", reason: "policy returned an unknown permission a number; a policy answers allow, ask or deny" }],
       [{}, { permission: "deny", reason: "policy returned an unknown permission undefined; a policy answers allow, ask or deny" }],
       [null, { permission: "deny", reason: "policy returned null; a policy answers { permission: allow | ask | deny }" }],
       ["allow", { permission: "deny", reason: 'policy returned "allow"; a policy answers { permission: allow | ask | deny }' }],
       [Promise.reject(new Error("x")), { permission: "deny", reason: "policy returned a Promise; policies are synchronous" }],
-      [{ get permission() { throw new Error("trap"); } }, { permission: "deny", reason: "the policy threw; a policy that cannot decide denies" }],
+      [
+        {
+          get permission() {
+            throw new Error("trap");
+          },
+        },
+        { permission: "deny", reason: "the policy threw; a policy that cannot decide denies" },
+      ],
     ];
     for (const [answer, want] of cases) expect(normalizeDecision(answer)).toEqual(want);
-    expect(evaluatePolicy(() => { throw new Error("x"); }, req())).toEqual({ permission: "deny", reason: "the policy threw; a policy that cannot decide denies" });
+    expect(
+      evaluatePolicy(() => {
+        throw new Error("x");
+      }, req()),
+    ).toEqual({ permission: "deny", reason: "the policy threw; a policy that cannot decide denies" });
     // strictest ranks anything unknown as deny.
     expect(strictest("allow", "block" as never)).toBe("deny");
   });
 
   it("refuses a rule it cannot mean when the policy is made (POLICY_INVALID)", () => {
-    expect(() => rulesPolicy([{ permission: "block" as never }])).toThrow("rule 1: permission must be allow, ask or deny, not \"block\"");
+    expect(() => rulesPolicy([{ permission: "block" as never }])).toThrow('rule 1: permission must be allow, ask or deny, not "block"');
     expect(() => rulesPolicy([{ permission: "deny", sideEffect: "writes" as never }])).toThrow("rule 1: sideEffect must be side-effect classes");
     expect(() => rulesPolicy([], { otherwise: "maybe" as never })).toThrow('otherwise must be allow, ask or deny, not "maybe"');
   });
@@ -113,7 +127,13 @@ describe("workspacePolicy: a hard workspace boundary", () => {
     expect(workspacePolicy()(write)).toEqual({ permission: "allow" });
     expect(workspacePolicy({ grants: [] })(write)).toEqual({ permission: "deny", reason: "no grant allows write there" });
     expect(workspacePolicy({ grants: [] })(path("docs/a.md", "read"))).toEqual({ permission: "allow" });
-    const policy = workspacePolicy({ grants: [{ operation: "write", match: "docs/**" }, { operation: "network", match: "*.example.com" }, { operation: "execute", match: "git status*" }] });
+    const policy = workspacePolicy({
+      grants: [
+        { operation: "write", match: "docs/**" },
+        { operation: "network", match: "*.example.com" },
+        { operation: "execute", match: "git status*" },
+      ],
+    });
     expect(policy(write)).toEqual({ permission: "allow" });
     expect(policy(path("docs/a.md", "delete"))).toEqual({ permission: "deny", reason: "no grant allows delete there" });
     expect(policy(path("src/a.ts", "write"))).toEqual({ permission: "deny", reason: "no grant allows write there" });

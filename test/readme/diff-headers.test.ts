@@ -57,7 +57,10 @@ describe("a diff's headers", () => {
     const driver = createDriver({
       store: memoryStore(),
       tools: [writeFile],
-      agent: scriptedAgent([calls(call("write_file", { path: "notes/summary.md", content: "# Summary\n" }), call("write_file", { path: "notes/todo.md", content: "- milk\n- eggs\n" })), final("done")]),
+      agent: scriptedAgent([
+        calls(call("write_file", { path: "notes/summary.md", content: "# Summary\n" }), call("write_file", { path: "notes/todo.md", content: "- milk\n- eggs\n" })),
+        final("done"),
+      ]),
     });
     const outcome = await driver.start("t");
     expect(outcome.status).toBe("waiting");

@@ -1,19 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import {
-  array,
-  boolean,
-  defineTool,
-  enumOf,
-  integer,
-  nullable,
-  number,
-  object,
-  strictObject,
-  string,
-  type JsonValue,
-  type SchemaType,
-  type Tool,
-} from "../../src/index.js";
+import { array, boolean, defineTool, enumOf, integer, nullable, number, object, strictObject, string, type JsonValue, type SchemaType, type Tool } from "../../src/index.js";
 import { compileTool, type CompiledTool } from "../../src/tools/index.js";
 import type { TypedSchema } from "../../src/schema/index.js";
 

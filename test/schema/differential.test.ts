@@ -80,7 +80,6 @@ describe.skipIf(!present)("fast evaluator = reference evaluator, over the JSON S
   }
 });
 
-
 describe.skipIf(!present)("fast evaluator = reference evaluator, with formats asserted (optional/format)", () => {
   for (const [folder, draft] of Object.entries(DRAFTS)) {
     it(`${folder}: same verdicts and issues, from the same format checkers`, () => {
@@ -207,7 +206,8 @@ function randomValue(r: () => number, depth: number): unknown {
       return Array.from({ length: Math.floor(r() * 5) }, () => randomValue(r, depth + 1));
     default: {
       const o: Record<string, unknown> = {};
-      for (let n = Math.floor(r() * 5); n > 0; n--) o[pick(["path", "mode", "n", "tags", "meta", "v", "next", "x-a", "n1", "a", "b", "c", "d", "k", "z", "m", "r", "zz", "abc", "undefined", "A1"])] = randomValue(r, depth + 1);
+      for (let n = Math.floor(r() * 5); n > 0; n--)
+        o[pick(["path", "mode", "n", "tags", "meta", "v", "next", "x-a", "n1", "a", "b", "c", "d", "k", "z", "m", "r", "zz", "abc", "undefined", "A1"])] = randomValue(r, depth + 1);
       return o;
     }
   }

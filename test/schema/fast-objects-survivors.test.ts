@@ -21,7 +21,6 @@ const issues = (schema: unknown, v: JsonValue): string[][] => {
   return s.validate(v).issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation, i.message]);
 };
 
-
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -68,12 +67,15 @@ describe("an object check that only answers stops at the first failure", () => {
   // mutation: fast-objects.ts:23 `if (out === undefined) return false;` (required) -> `if (false) ...`
   it("required: no property is looked up after the first one missing", () => {
     const looked: string[] = [];
-    const v = new Proxy({ b: 1 }, {
-      getOwnPropertyDescriptor(target, key) {
-        looked.push(String(key));
-        return Reflect.getOwnPropertyDescriptor(target, key);
+    const v = new Proxy(
+      { b: 1 },
+      {
+        getOwnPropertyDescriptor(target, key) {
+          looked.push(String(key));
+          return Reflect.getOwnPropertyDescriptor(target, key);
+        },
       },
-    });
+    );
     const check = all(objectChecks({ required: ["b", "a", "c"] }, spies({}).compile))!;
     expect(check(v, undefined)).toBe(false);
     expect(looked).toEqual(["b", "a"]);

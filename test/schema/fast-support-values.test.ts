@@ -32,9 +32,21 @@ describe("data inside a schema is not walked as a schema", () => {
   it("and still finds what it lacks in every keyword that holds schemas", () => {
     const lacking = { unevaluatedProperties: false };
     const holders: [string, JsonValue][] = [
-      ["not", lacking], ["if", lacking], ["then", lacking], ["else", lacking], ["propertyNames", lacking], ["additionalProperties", lacking],
-      ["items", lacking], ["contains", lacking], ["anyOf", [true, lacking]], ["allOf", [lacking]], ["oneOf", [lacking]], ["prefixItems", [lacking]],
-      ["properties", { a: lacking }], ["patternProperties", { "^a": lacking }], ["dependentSchemas", { a: lacking }],
+      ["not", lacking],
+      ["if", lacking],
+      ["then", lacking],
+      ["else", lacking],
+      ["propertyNames", lacking],
+      ["additionalProperties", lacking],
+      ["items", lacking],
+      ["contains", lacking],
+      ["anyOf", [true, lacking]],
+      ["allOf", [lacking]],
+      ["oneOf", [lacking]],
+      ["prefixItems", [lacking]],
+      ["properties", { a: lacking }],
+      ["patternProperties", { "^a": lacking }],
+      ["dependentSchemas", { a: lacking }],
     ];
     for (const [keyword, value] of holders) {
       const schema = { [keyword]: value };

@@ -18,8 +18,9 @@ import { spies } from "./spies.js";
 const D4 = "http://json-schema.org/draft-04/schema#";
 
 const issues = (schema: unknown, v: JsonValue): string[][] =>
-  compileSchema(schema).validate(v).issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation, i.message]);
-
+  compileSchema(schema)
+    .validate(v)
+    .issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation, i.message]);
 
 /** Runs a group's checks, explaining, as the evaluator does: the verdict and the issues. */
 function explain(checks: Check[], v: unknown): [boolean, Out] {

@@ -78,7 +78,10 @@ describe("$ref beside other keywords", () => {
 
 describe("what only the fast evaluator reports", () => {
   it("a false subschema's own location (the reference evaluator has none to give)", () => {
-    const issues = (schema: unknown, v: JsonValue) => compileSchema(schema).validate(v).issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation]);
+    const issues = (schema: unknown, v: JsonValue) =>
+      compileSchema(schema)
+        .validate(v)
+        .issues.map((i) => [i.keyword, i.keywordLocation, i.instanceLocation]);
     expect(issues({ allOf: [true, false] }, 1)).toEqual([["false", "/allOf/1", ""]]);
     expect(issues({ properties: { a: false } }, { a: 1 })).toEqual([["false", "/properties/a", "/a"]]);
     expect(issues({ if: true, then: false }, 1)).toEqual([["false", "/then", ""]]);

@@ -1,14 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  createDriver,
-  isIsoagentError,
-  loadFullSchemaSupport,
-  scriptedAgent,
-  strictObject,
-  string,
-  type ToolSpec,
-} from "../../src/index.js";
+import { createDriver, isIsoagentError, loadFullSchemaSupport, scriptedAgent, strictObject, string, type ToolSpec } from "../../src/index.js";
 import { compileTool, ToolSpecError } from "../../src/tools/index.js";
 import { compileSchema, SchemaError } from "../../src/schema/index.js";
 
@@ -68,15 +60,26 @@ describe("the core without full schema support", () => {
 
   it("refuses, with the same code, every other schema only full support takes", () => {
     const cases: [unknown, object | undefined, string][] = [
-      [{ type: "object", unevaluatedProperties: false }, undefined, 'unevaluatedProperties needs the reference evaluator (@cfworker/json-schema), which is part of it (at /unevaluatedProperties)'],
-      [{ $schema: "http://json-schema.org/draft-07/schema#", items: [{ type: "string" }] }, undefined, "items as an array needs the reference evaluator (@cfworker/json-schema), which is part of it (at /items)"],
-      [{ $ref: "https://json-schema.org/draft/2020-12/schema" }, undefined, '$ref "https://json-schema.org/draft/2020-12/schema" names a carried metaschema, and the metaschemas are part of it (at /$ref)'],
+      [{ type: "object", unevaluatedProperties: false }, undefined, "unevaluatedProperties needs the reference evaluator (@cfworker/json-schema), which is part of it (at /unevaluatedProperties)"],
+      [
+        { $schema: "http://json-schema.org/draft-07/schema#", items: [{ type: "string" }] },
+        undefined,
+        "items as an array needs the reference evaluator (@cfworker/json-schema), which is part of it (at /items)",
+      ],
+      [
+        { $ref: "https://json-schema.org/draft/2020-12/schema" },
+        undefined,
+        '$ref "https://json-schema.org/draft/2020-12/schema" names a carried metaschema, and the metaschemas are part of it (at /$ref)',
+      ],
       [{ $defs: { a: { $dynamicAnchor: "a" } }, $dynamicRef: "#a" }, undefined, '$dynamicRef "#a" needs the $dynamicRef analysis, which is part of it (at /$dynamicRef)'],
       [{ type: "string" }, { evaluator: "reference" }, 'evaluator "reference" is @cfworker/json-schema, which is part of it (at the root)'],
       [{ $schema: "http://json-schema.org/draft-07/schema#", format: "date" }, undefined, 'format "date" asserts, and the format checkers are part of it (at /format)'],
     ];
     for (const [schema, options, why] of cases) {
-      expect(refusal(() => compileSchema(schema, options as never)), JSON.stringify(schema)).toMatchObject({
+      expect(
+        refusal(() => compileSchema(schema, options as never)),
+        JSON.stringify(schema),
+      ).toMatchObject({
         code: "SCHEMA_NEEDS_FULL_SUPPORT",
         rule: "needs full schema support",
         message: `schema needs full schema support, which is not loaded: ${why}; call await loadFullSchemaSupport() once before compiling it`,

@@ -55,7 +55,11 @@ describe("SCHEMA_PATTERN_UNSUPPORTED", () => {
   });
 
   it("an invalid pattern is still SCHEMA_INVALID", () => {
-    expect(refusal(() => compileSchema({ pattern: "(" }))).toEqual({ code: "SCHEMA_INVALID", message: 'schema does not compile: "(" at /pattern is not a valid regular expression', pointer: "/pattern" });
+    expect(refusal(() => compileSchema({ pattern: "(" }))).toEqual({
+      code: "SCHEMA_INVALID",
+      message: 'schema does not compile: "(" at /pattern is not a valid regular expression',
+      pointer: "/pattern",
+    });
   });
 
   it("a tool schema is refused with the same code (compileTool)", () => {
@@ -72,15 +76,23 @@ describe("SCHEMA_PATTERN_UNSUPPORTED", () => {
     expect(refusal(() => compileSchema({ patternProperties: { "f.*o": true }, unevaluatedProperties: false }))).toEqual({
       code: "SCHEMA_PATTERN_UNSUPPORTED",
       message:
-        "schema has a pattern that cannot be matched in linear time: \"f.*o\" at /patternProperties is not proved to run in linear time on the platform's RegExp, which is what the reference evaluator runs patternProperties with; this schema needs that evaluator (unevaluatedProperties needs the reference evaluator (@cfworker/json-schema), at /unevaluatedProperties)",
+        'schema has a pattern that cannot be matched in linear time: "f.*o" at /patternProperties is not proved to run in linear time on the platform\'s RegExp, which is what the reference evaluator runs patternProperties with; this schema needs that evaluator (unevaluatedProperties needs the reference evaluator (@cfworker/json-schema), at /unevaluatedProperties)',
       pointer: "/patternProperties",
     });
     // The fast evaluator runs the same pattern on the matcher.
-    expect(compileSchema({ patternProperties: { "f.*o": { type: "integer" } }, additionalProperties: false }).validate({ fxxo: 1, bar: 2 }).issues.map((i) => i.message)).toEqual(['unexpected property "bar"']);
+    expect(
+      compileSchema({ patternProperties: { "f.*o": { type: "integer" } }, additionalProperties: false })
+        .validate({ fxxo: 1, bar: 2 })
+        .issues.map((i) => i.message),
+    ).toEqual(['unexpected property "bar"']);
     const s = compileSchema({ patternProperties: { "^x-": { type: "integer" } }, unevaluatedProperties: false });
     expect(s.evaluator).toBe("reference");
     expect(s.validate({ "x-a": 1 }).valid).toBe(true);
-    expect(s.validate({ "x-a": "1", y: 2 }).issues.map((i) => `${i.instanceLocation} ${i.message}`)).toEqual(["/x-a expected integer, got string", ' unexpected property "x-a"', ' unexpected property "y"']);
+    expect(s.validate({ "x-a": "1", y: 2 }).issues.map((i) => `${i.instanceLocation} ${i.message}`)).toEqual([
+      "/x-a expected integer, got string",
+      ' unexpected property "x-a"',
+      ' unexpected property "y"',
+    ]);
   });
 });
 
@@ -133,14 +145,21 @@ describe("the carried metaschemas' own patterns", () => {
 const { dir, present } = suiteDir("JSON-Schema-Test-Suite");
 
 describe.skipIf(!present)("the suite's optional regex tests (ecmascript-regex.json, non-bmp-regex.json)", () => {
-  for (const [folder, draft] of [["draft7", "draft-07"], ["draft2020-12", "2020-12"]] as [string, SchemaDraft][]) {
+  for (const [folder, draft] of [
+    ["draft7", "draft-07"],
+    ["draft2020-12", "2020-12"],
+  ] as [string, SchemaDraft][]) {
     for (const evaluator of ["auto", "reference"] as const) {
       it(`${folder}, ${evaluator}: every test passes or its schema is refused with SCHEMA_PATTERN_UNSUPPORTED, never answered otherwise`, () => {
         let passed = 0;
         const wrong: string[] = [];
         const refused: string[] = [];
         for (const file of ["ecmascript-regex.json", "non-bmp-regex.json"]) {
-          for (const c of JSON.parse(readFileSync(join(dir, "tests", folder, "optional", file), "utf8")) as { description: string; schema: unknown; tests: { description: string; data: unknown; valid: boolean }[] }[]) {
+          for (const c of JSON.parse(readFileSync(join(dir, "tests", folder, "optional", file), "utf8")) as {
+            description: string;
+            schema: unknown;
+            tests: { description: string; data: unknown; valid: boolean }[];
+          }[]) {
             let compiled;
             try {
               compiled = compileSchema(c.schema, { defaultDraft: draft, evaluator });
@@ -175,7 +194,9 @@ describe("the work bound of one validation (MAX_PATTERN_WORK)", () => {
     }
     return out.join("");
   };
-  const tooCostly = [{ keyword: "pattern", instanceLocation: "", keywordLocation: "", message: "could not be checked: its strings are too long to match against the schema's patterns in bounded time" }];
+  const tooCostly = [
+    { keyword: "pattern", instanceLocation: "", keywordLocation: "", message: "could not be checked: its strings are too long to match against the schema's patterns in bounded time" },
+  ];
 
   it("refuses, as a whole, an instance whose strings would take a pattern whose DFA outgrows its cache too long to match", () => {
     const long = randomAb(1_000_000);

@@ -86,10 +86,34 @@ describe("the structural metaschemas", () => {
 
   it("refuse what the carried metaschemas refuse, with the same issues, on hand-picked schemas of every draft", () => {
     const cases: unknown[] = [
-      { type: 5 }, { type: ["string", "string"] }, { required: "path" }, { properties: { a: { minLength: -1 } } }, { minimum: "1" },
-      { items: [{ type: "strin" }] }, { enum: [] }, { enum: [1, 1] }, { allOf: [] }, { $id: "#a" }, { $anchor: "1a" }, { exclusiveMinimum: true },
-      { exclusiveMaximum: 3 }, { definitions: { a: 5 } }, { $defs: { a: { type: 1 } } }, { dependencies: { a: 3 } }, { dependentRequired: { a: [1] } },
-      { multipleOf: 0 }, { multipleOf: -2 }, { contains: 1 }, { prefixItems: [] }, { unevaluatedProperties: "x" }, { $comment: 1 }, { title: 1 }, true, false, 3, null,
+      { type: 5 },
+      { type: ["string", "string"] },
+      { required: "path" },
+      { properties: { a: { minLength: -1 } } },
+      { minimum: "1" },
+      { items: [{ type: "strin" }] },
+      { enum: [] },
+      { enum: [1, 1] },
+      { allOf: [] },
+      { $id: "#a" },
+      { $anchor: "1a" },
+      { exclusiveMinimum: true },
+      { exclusiveMaximum: 3 },
+      { definitions: { a: 5 } },
+      { $defs: { a: { type: 1 } } },
+      { dependencies: { a: 3 } },
+      { dependentRequired: { a: [1] } },
+      { multipleOf: 0 },
+      { multipleOf: -2 },
+      { contains: 1 },
+      { prefixItems: [] },
+      { unevaluatedProperties: "x" },
+      { $comment: 1 },
+      { title: 1 },
+      true,
+      false,
+      3,
+      null,
     ];
     const wrong: string[] = [];
     for (const draft of SCHEMA_DRAFTS) for (const c of cases) wrong.push(...[same(c, draft)].filter((x): x is string => x !== undefined));

@@ -12,7 +12,9 @@ export default function announce(): void {
   const base = resolve(process.env["ISOAGENT_SUITES"] ?? "../shared/suites");
   const missing = ["JSON-Schema-Test-Suite", "JSONTestSuite"].filter((s) => !existsSync(resolve(base, s)));
   if (missing.length > 0) {
-    console.log(`isoagent: skipping the tests that read ${missing.map((s) => `${base}/${s}`).join(" and ")}: not found (third-party suites, see docs/testing.md, "Conformance suites"; CI requires them)`);
+    console.log(
+      `isoagent: skipping the tests that read ${missing.map((s) => `${base}/${s}`).join(" and ")}: not found (third-party suites, see docs/testing.md, "Conformance suites"; CI requires them)`,
+    );
   }
   if (!existsSync(CHROMIUM.executablePath)) {
     console.log(`isoagent: skipping the Chromium tests (browser, e2e): ${CHROMIUM.executablePath} not found (apt-get install -y chromium; CI requires it)`);

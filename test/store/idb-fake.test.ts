@@ -25,7 +25,11 @@ describe("IndexedDB store under fake-indexeddb (Node)", () => {
 describe("the database's upgrade path", () => {
   it("opens a version 1 database, keeping its runs, and lists them through the index version 2 added", async () => {
     const name = `upgrade-${++db}`;
-    const first = seal({ v: 1, at: 5, type: "run.created", runId: "old_run" as RunId, task: "from v1", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+    const first = seal(
+      { v: 1, at: 5, type: "run.created", runId: "old_run" as RunId, task: "from v1", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } },
+      1,
+      "",
+    ) as RunCreated;
     // A database as version 1 of this code wrote it.
     const v1 = await openDB<IsoagentDBAny>(name, 1, { upgrade: (d, _o, _n, tx) => void UPGRADES[1]!(d, tx) });
     await v1.put("runs", { runId: "old_run" as RunId, status: "running", createdAt: 5, updatedAt: 5, seq: 1, head: first.hash, tokens: 3 });
@@ -76,7 +80,15 @@ describe("the database's upgrade path", () => {
 describe("the v4 encoding and the upgrade from v3", () => {
   /** A real run's journal (a driver on the memory store: decisions, permissions, starts, outcomes, a completion). */
   async function journalOfARun(): Promise<JournalEvent[]> {
-    const touch = defineTool({ name: "touch", description: "Touch.", inputSchema: strictObject({}), sideEffect: "local_mutation", permission: "allow", timeoutMs: 1000, call: () => ({ touched: true }) }) as Tool<never, unknown>;
+    const touch = defineTool({
+      name: "touch",
+      description: "Touch.",
+      inputSchema: strictObject({}),
+      sideEffect: "local_mutation",
+      permission: "allow",
+      timeoutMs: 1000,
+      call: () => ({ touched: true }),
+    }) as Tool<never, unknown>;
     const store = memoryStore({ clock: manualClock() });
     const driver = createDriver({ store, clock: manualClock(), ids: sequentialIds(), agent: scriptedAgent([calls(call("touch")), calls(call("touch")), final("done")]), tools: [touch] });
     const outcome = await driver.start("upgrade me");
@@ -178,7 +190,11 @@ describe("the v4 encoding and the upgrade from v3", () => {
     const store = idbStore({ name, clock, onAppendCommit: (n) => commits.push(n) });
     const runs = await Promise.all(
       Array.from({ length: 6 }, async (_, k) => {
-        const first = seal({ v: 1, at: 1, type: "run.created", runId: `group_${k}` as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } }, 1, "") as RunCreated;
+        const first = seal(
+          { v: 1, at: 1, type: "run.created", runId: `group_${k}` as RunId, task: "t", tools: [], limits: { maxSteps: 1, maxConsecutiveFailures: 1, runTimeoutMs: 0 } },
+          1,
+          "",
+        ) as RunCreated;
         await store.createRun(first);
         return { first, lease: (await store.acquireLease(first.runId, "me", k === 1 ? 1000 : 60_000))! };
       }),
@@ -191,7 +207,9 @@ describe("the v4 encoding and the upgrade from v3", () => {
     await other.acquireLease(runs[1]!.first.runId, "other", 60_000);
     const refused = seal({ v: 2, at: 2, type: "run.resumed", owner: "me", token: runs[2]!.lease.token } as never, 3, "0".repeat(64));
     const results = await Promise.allSettled(
-      runs.map((r, k) => (k === 2 ? store.append(r.first.runId, [refused], { expectedSeq: 2, lease: r.lease }, "running") : store.append(r.first.runId, [resumed(r)], { expectedSeq: 1, lease: r.lease }, "running"))),
+      runs.map((r, k) =>
+        k === 2 ? store.append(r.first.runId, [refused], { expectedSeq: 2, lease: r.lease }, "running") : store.append(r.first.runId, [resumed(r)], { expectedSeq: 1, lease: r.lease }, "running"),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "LEASE_NOT_HELD" });

@@ -55,9 +55,7 @@ describe("store refusals, by exact message", () => {
       "STORE_INVALID_APPEND: event 2 of an append to run msg_run does not follow event 1",
     );
     clock.advance(1_000);
-    expect(await refusal(store.append(runId, next, { expectedSeq: 1, lease }, "running"))).toBe(
-      `LEASE_NOT_HELD: the lease on run msg_run with token ${lease.token} is not held (stale or expired)`,
-    );
+    expect(await refusal(store.append(runId, next, { expectedSeq: 1, lease }, "running"))).toBe(`LEASE_NOT_HELD: the lease on run msg_run with token ${lease.token} is not held (stale or expired)`);
   });
 
   it("a released lease is refused like an expired one, and releasing a lease of a run the store does not have is a no-op", async () => {

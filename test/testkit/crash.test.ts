@@ -23,7 +23,21 @@ describe("crash tests around a tool's effect (memory store)", () => {
     const scenario = { ...listScenario("remote_mutation", { idempotent: false }), operator: () => ({ resolution: "record_failure" as const }) };
     const rows = await crashTest(scenario, { createStore: (clock) => memoryStore({ clock }), points: ["during_effect"] });
     expect(rows).toEqual([
-      { scenario: "remote_mutation (not idempotent)", point: "during_effect", crashed: true, status: "completed", lostSteps: 0, unreconciledReruns: 0, chainIntact: true, finalEqual: null, recovery: "operator", executions: 2, maxAttempts: 1, unboundedReruns: 0, limitAsks: 0 },
+      {
+        scenario: "remote_mutation (not idempotent)",
+        point: "during_effect",
+        crashed: true,
+        status: "completed",
+        lostSteps: 0,
+        unreconciledReruns: 0,
+        chainIntact: true,
+        finalEqual: null,
+        recovery: "operator",
+        executions: 2,
+        maxAttempts: 1,
+        unboundedReruns: 0,
+        limitAsks: 0,
+      },
     ]);
   });
 
@@ -46,7 +60,14 @@ describe("crash tests around a tool's effect (memory store)", () => {
     const store = memoryStore({ clock });
     const world = scenario.setup();
     let crashed = false;
-    const faults = { at: (p: string) => { if (p === "after_start_append" && !crashed) { crashed = true; throw new Crash(); } } };
+    const faults = {
+      at: (p: string) => {
+        if (p === "after_start_append" && !crashed) {
+          crashed = true;
+          throw new Crash();
+        }
+      },
+    };
     const runId = await createDriver({ store, clock, agent: scenario.agent(), tools: world.tools, faults }).create(scenario.task);
     await createDriver({ store, clock, agent: scenario.agent(), tools: world.tools, faults }).resume(runId);
     clock.advance(30_001);

@@ -8,7 +8,11 @@ const tools: Tool<never, unknown>[] = [
   defineTool<{ path: string; offset: number | null; limit: number | null }>({
     name: "read_file",
     description: "Read a file.",
-    inputSchema: strictObject({ path: string("Path", { minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$" }), offset: nullable(integer("Line", { minimum: 0 })), limit: nullable(integer("Lines", { minimum: 1, maximum: 2000 })) }),
+    inputSchema: strictObject({
+      path: string("Path", { minLength: 1, maxLength: 200, pattern: "^[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$" }),
+      offset: nullable(integer("Line", { minimum: 0 })),
+      limit: nullable(integer("Lines", { minimum: 1, maximum: 2000 })),
+    }),
     sideEffect: "read_only",
     timeoutMs: 1000,
     call: (a) => {
@@ -51,7 +55,14 @@ const tools: Tool<never, unknown>[] = [
       additionalProperties: false,
       required: ["edits"],
       properties: { edits: { type: "array", minItems: 1, maxItems: 5, items: { $ref: "#/$defs/edit" } }, dry_run: { type: "boolean" } },
-      $defs: { edit: { type: "object", additionalProperties: false, required: ["path", "old_text", "new_text"], properties: { path: { type: "string", minLength: 1 }, old_text: { type: "string", minLength: 1 }, new_text: { type: "string" } } } },
+      $defs: {
+        edit: {
+          type: "object",
+          additionalProperties: false,
+          required: ["path", "old_text", "new_text"],
+          properties: { path: { type: "string", minLength: 1 }, old_text: { type: "string", minLength: 1 }, new_text: { type: "string" } },
+        },
+      },
     },
     sideEffect: "local_mutation",
     permission: "allow",
@@ -125,7 +136,25 @@ describe("fuzz: generated arguments and near misses", () => {
 
 describe("fuzz over formats, which tool schemas assert", () => {
   it("generates values every checked format accepts", async () => {
-    const formats = ["date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex"];
+    const formats = [
+      "date-time",
+      "date",
+      "time",
+      "duration",
+      "email",
+      "hostname",
+      "ipv4",
+      "ipv6",
+      "uri",
+      "uri-reference",
+      "iri",
+      "iri-reference",
+      "uuid",
+      "uri-template",
+      "json-pointer",
+      "relative-json-pointer",
+      "regex",
+    ];
     const tool = defineTool({
       name: "formats",
       description: "Take one of each format.",

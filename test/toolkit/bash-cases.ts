@@ -19,7 +19,8 @@ type Test = (name: string, fn: () => Promise<void>) => void;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const err = (summary: string, next: string, recovery = "If the same error comes back, stop and report it instead of retrying."): string => `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
+const err = (summary: string, next: string, recovery = "If the same error comes back, stop and report it instead of retrying."): string =>
+  `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
 
 async function seed(ws: Workspace, files: Record<string, string | Uint8Array>): Promise<void> {
   if (Object.keys(files).length > 0) await ws.commit(Object.entries(files).map(([path, c]) => ({ path, bytes: typeof c === "string" ? enc.encode(c) : c })));
@@ -86,7 +87,8 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
     expect(await run("echo changed > a.txt; echo new > b.txt; grep missing a.txt")).toEqual({
       ok: true,
       text: "exit code: 1\n--- stdout ---\n(empty)\n--- stderr ---\n(empty)\n[Not committed: the command exited with code 1, so its changes to 2 files were dropped: a.txt (+1 -1), created b.txt (+1 -0).]",
-      preview: "$ echo changed > a.txt; echo new > b.txt; grep missing a.txt\nDry run on a copy of the workspace, without network: exit code 1.\nNothing would be committed (it exits 1); its changes would be: a.txt (+1 -1), created b.txt (+1 -0).\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-keep\n+changed\n\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n",
+      preview:
+        "$ echo changed > a.txt; echo new > b.txt; grep missing a.txt\nDry run on a copy of the workspace, without network: exit code 1.\nNothing would be committed (it exits 1); its changes would be: a.txt (+1 -1), created b.txt (+1 -0).\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-keep\n+changed\n\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+new\n",
       activity: "Ran echo changed > a.txt; echo new > b.txt; grep missing a.txt (exit 1)",
     });
     expect(await snapshot(ws)).toEqual({ "a.txt": "keep\n" });
@@ -107,29 +109,49 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
     // The attempt after a crash: same key, so it answers from the receipt and the file is incremented once.
     expect(await bash.tool.call({ command: "echo $(( $(cat n.txt) + 1 )) > n.txt; cat n.txt" }, { ...ctx, attempt: 2 })).toBe(first);
     expect(await snapshot(ws)).toEqual({ "n.txt": "2\n" });
-    expect(await bash.reconcile({ runId: "r" as never, step: 1, callId: "c1" as never, tool: "bash", sideEffect: "local_mutation", args: {}, attempt: 1, idempotencyKey: "r:1:c1" })).toEqual({ action: "record_result", content: first });
-    expect(await bash.reconcile({ runId: "r" as never, step: 2, callId: "c1" as never, tool: "bash", sideEffect: "local_mutation", args: {}, attempt: 1, idempotencyKey: "r:2:c1" })).toEqual({ action: "run_again" });
+    expect(await bash.reconcile({ runId: "r" as never, step: 1, callId: "c1" as never, tool: "bash", sideEffect: "local_mutation", args: {}, attempt: 1, idempotencyKey: "r:1:c1" })).toEqual({
+      action: "record_result",
+      content: first,
+    });
+    expect(await bash.reconcile({ runId: "r" as never, step: 2, callId: "c1" as never, tool: "bash", sideEffect: "local_mutation", args: {}, attempt: 1, idempotencyKey: "r:2:c1" })).toEqual({
+      action: "run_again",
+    });
   });
 
   test(`${b.name}: seed 004, dangerous commands named in the command are refused before anything runs or anyone is asked`, async () => {
     const { ws, run } = await setup({ "a.txt": "x\n" });
     const outside = (verb: string, p: string) =>
-      err(`the command ${verb} outside the workspace: ${p}`, "Use paths inside the workspace: relative ones, or absolute ones under /workspace/.", "If the task needs a file outside the workspace, stop and say so: this shell cannot reach it.");
+      err(
+        `the command ${verb} outside the workspace: ${p}`,
+        "Use paths inside the workspace: relative ones, or absolute ones under /workspace/.",
+        "If the task needs a file outside the workspace, stop and say so: this shell cannot reach it.",
+      );
     expect(await run("rm -rf /")).toEqual({ ok: false, text: outside("deletes", "/") });
     expect(await run("rm -rf ~")).toEqual({
       ok: false,
-      text: err("the command would remove the workspace root (/workspace)", "Remove the files or folders in it by name instead.", "If the task really is to empty the whole workspace, stop and ask the person you work for."),
+      text: err(
+        "the command would remove the workspace root (/workspace)",
+        "Remove the files or folders in it by name instead.",
+        "If the task really is to empty the whole workspace, stop and ask the person you work for.",
+      ),
     });
     expect(await run("echo pwned > /etc/passwd")).toEqual({ ok: false, text: outside("writes", "/etc/passwd") });
     expect(await run("cp a.txt ../../tmp/x")).toEqual({ ok: false, text: outside("writes", "../../tmp/x") });
-    expect(await run("cat a.txt > /dev/sda")).toEqual({ ok: false, text: err("the command writes a device: /dev/sda; this shell has /dev/null only", "Write to a file in the workspace, or to /dev/null to discard output.") });
+    expect(await run("cat a.txt > /dev/sda")).toEqual({
+      ok: false,
+      text: err("the command writes a device: /dev/sda; this shell has /dev/null only", "Write to a file in the workspace, or to /dev/null to discard output."),
+    });
     expect(await snapshot(ws)).toEqual({ "a.txt": "x\n" });
   });
 
   test(`${b.name}: seed 004, dangerous commands the analysis cannot see are refused inside the interpreter, nothing changed`, async () => {
     const { ws, run } = await setup({ "a.txt": "x\n", "notes/b.md": "y\n" }, { requireApproval: false });
-    expect((await run("d=/; rm -rf $d; echo \"rm said $?\"")).text).toBe("exit code: 0\n--- stdout ---\nrm said 0\n--- stderr ---\n(empty)\n[Refused by the shell: delete / (outside the workspace).]\n[No files changed.]");
-    expect((await run("h=~; rm -rf $h; ls")).text).toBe("exit code: 0\n--- stdout ---\na.txt\nnotes\n--- stderr ---\n(empty)\n[Refused by the shell: delete /workspace (the workspace root itself).]\n[No files changed.]");
+    expect((await run('d=/; rm -rf $d; echo "rm said $?"')).text).toBe(
+      "exit code: 0\n--- stdout ---\nrm said 0\n--- stderr ---\n(empty)\n[Refused by the shell: delete / (outside the workspace).]\n[No files changed.]",
+    );
+    expect((await run("h=~; rm -rf $h; ls")).text).toBe(
+      "exit code: 0\n--- stdout ---\na.txt\nnotes\n--- stderr ---\n(empty)\n[Refused by the shell: delete /workspace (the workspace root itself).]\n[No files changed.]",
+    );
     expect((await run("p=/etc; echo pwned > $p/passwd; echo after")).text).toBe(
       "exit code: 1\n--- stdout ---\n(empty)\n--- stderr ---\nbash: /etc/passwd: Permission denied\n[The shell stopped the command at that failed write; what it printed before was lost.]\n[Refused by the shell: write /etc/passwd (outside the workspace).]\n[No files changed.]",
     );
@@ -150,7 +172,11 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
     // In the calling thread the cap is derived from the timeout; in a thread of its own it is 1,000,000.
     const cap = (inThread ? inThreadLimits(3000) : THREAD_LIMITS)["maxLoopIterations"]!;
     expect([
-      err("the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed", "Make it finish sooner: no endless loops, fewer files or smaller inputs per call.", "If the work cannot be made smaller, stop and say so."),
+      err(
+        "the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed",
+        "Make it finish sooner: no endless loops, fewer files or smaller inputs per call.",
+        "If the work cannot be made smaller, stop and say so.",
+      ),
       `exit code: 126\n--- stdout ---\n(empty)\n--- stderr ---\nbash: while loop: too many iterations (${cap}) (the shell's limit)\n[Not committed: the command exited with code 126, so its changes to 1 file were dropped: a.txt (+1 -1).]`,
       `exit code: 126\n--- stdout ---\n(empty)\n--- stderr ---\nbash: too many commands executed (>${(inThread ? inThreadLimits(3000) : THREAD_LIMITS)["maxCommandCount"]}) (the shell's limit)\n[Not committed: the command exited with code 126, so its changes to 1 file were dropped: a.txt (+1 -1).]`,
     ]).toContain(r.text);
@@ -162,7 +188,11 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
     const started = Date.now();
     expect(await run("echo changed > a.txt; while true; do sleep 0.05; done")).toEqual({
       ok: false,
-      text: err("the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed", "Make it finish sooner: no endless loops, fewer files or smaller inputs per call.", "If the work cannot be made smaller, stop and say so."),
+      text: err(
+        "the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed",
+        "Make it finish sooner: no endless loops, fewer files or smaller inputs per call.",
+        "If the work cannot be made smaller, stop and say so.",
+      ),
     });
     // Its deadline: half the timeout in the calling thread (limits.ts), the timeout less a fifth (less loading) in a thread of its own.
     expect(Date.now() - started).toBeGreaterThanOrEqual(inThread ? 1500 : 2000);
@@ -176,7 +206,9 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
     const r = await run(`yes | head -c ${bytes}`);
     const sha = /artifact sha256:([0-9a-f]{64})/.exec(r.text)?.[1];
     expect(sha).toBeDefined();
-    expect(r.text).toBe(`exit code: 0\n--- stdout ---\n[stdout cut: showing the last 1,000 of ${(bytes / 2).toLocaleString("en-US")} lines (2,000 of ${bytes.toLocaleString("en-US")} bytes); the full stdout is artifact sha256:${sha}]\n${"y\n".repeat(1000).slice(0, -1)}\n--- stderr ---\n(empty)\n[No files changed.]`);
+    expect(r.text).toBe(
+      `exit code: 0\n--- stdout ---\n[stdout cut: showing the last 1,000 of ${(bytes / 2).toLocaleString("en-US")} lines (2,000 of ${bytes.toLocaleString("en-US")} bytes); the full stdout is artifact sha256:${sha}]\n${"y\n".repeat(1000).slice(0, -1)}\n--- stderr ---\n(empty)\n[No files changed.]`,
+    );
     const full = await store.getArtifact(sha!);
     expect(full?.length).toBe(bytes);
     expect(dec.decode(full!.subarray(0, 6))).toBe("y\ny\ny\n");
@@ -185,13 +217,17 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
   test(`${b.name}: output caps: lines and bytes both apply (the stricter wins), for each stream; head when asked`, async () => {
     const { run } = await setup({}, { requireApproval: false, maxLines: 3, maxBytes: 10, artifacts: false });
     // 5 lines of 2 bytes: the 3-line cap wins (6 bytes).
-    expect((await run("seq 5")).text).toBe("exit code: 0\n--- stdout ---\n[stdout cut: showing the last 3 of 5 lines (6 of 10 bytes); the rest was not kept]\n3\n4\n5\n--- stderr ---\n(empty)\n[No files changed.]");
+    expect((await run("seq 5")).text).toBe(
+      "exit code: 0\n--- stdout ---\n[stdout cut: showing the last 3 of 5 lines (6 of 10 bytes); the rest was not kept]\n3\n4\n5\n--- stderr ---\n(empty)\n[No files changed.]",
+    );
     // Each stream on its own: 8 bytes of stdout fit; 1 line of 12 bytes of stderr: the 10-byte cap wins, mid-line.
     expect((await run("echo aaaaaaa; echo bbbbbbbbbbb >&2")).text).toBe(
       "exit code: 0\n--- stdout ---\naaaaaaa\n--- stderr ---\n[stderr cut: showing the last 1 of 1 line (10 of 12 bytes); the rest was not kept]\nbbbbbbbbb\n[No files changed.]",
     );
     const head = await setup({}, { requireApproval: false, maxLines: 2, strategy: "head", artifacts: false });
-    expect((await head.run("seq 4")).text).toBe("exit code: 0\n--- stdout ---\n1\n2\n[stdout cut: showing the first 2 of 4 lines (4 of 8 bytes); the rest was not kept]\n--- stderr ---\n(empty)\n[No files changed.]");
+    expect((await head.run("seq 4")).text).toBe(
+      "exit code: 0\n--- stdout ---\n1\n2\n[stdout cut: showing the first 2 of 4 lines (4 of 8 bytes); the rest was not kept]\n--- stderr ---\n(empty)\n[No files changed.]",
+    );
   });
 
   test(`${b.name}: seed 004, control characters and terminal escapes are cleaned once, by the driver, with its notice`, async () => {
@@ -230,10 +266,16 @@ export function bashCases(b: Backend, test: Test, shell: { options?: Partial<Bas
     expect(r.text).toBe(
       "exit code: 1\n--- stdout ---\n(empty)\n--- stderr ---\nbash: /workspace/secrets/new.txt: Permission denied\n[The shell stopped the command at that failed write; what it printed before was lost.]\n[Refused by policy: 2 other paths. Do not try to reach them another way.]\n[Policy hid 2 files from this command: listings and globs leave them out.]\n[No files changed.]",
     );
-    expect((await run("ls -R; cat notes/*; find . -type f | sort", policy)).text).toBe("exit code: 0\n--- stdout ---\n.:\nnotes\n\n./notes:\na.md\na\n./notes/a.md\n--- stderr ---\n(empty)\n[Policy hid 2 files from this command: listings and globs leave them out.]\n[No files changed.]");
+    expect((await run("ls -R; cat notes/*; find . -type f | sort", policy)).text).toBe(
+      "exit code: 0\n--- stdout ---\n.:\nnotes\n\n./notes:\na.md\na\n./notes/a.md\n--- stderr ---\n(empty)\n[Policy hid 2 files from this command: listings and globs leave them out.]\n[No files changed.]",
+    );
     // Named in the command, a denied path is named in the notice.
     expect((await run("cat secrets/key.env", policy)).text).toBe(
-      err("permission denied: bash is not allowed for `cat secrets/key.env`, `secrets/key.env` (denied by the workspace policy).", "Do not call bash with these arguments again.", "If the task cannot be done without it, stop and say which permission is missing."),
+      err(
+        "permission denied: bash is not allowed for `cat secrets/key.env`, `secrets/key.env` (denied by the workspace policy).",
+        "Do not call bash with these arguments again.",
+        "If the task cannot be done without it, stop and say which permission is missing.",
+      ),
     );
     expect(await snapshot(ws)).toEqual({ "notes/a.md": "a\n", "secrets/key.env": "TOKEN=s3cr3t\n", "b.env": "X=1\n" });
   });

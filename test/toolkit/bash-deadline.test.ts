@@ -53,20 +53,29 @@ async function drive(runner: BashRunner, command: string, leaseTtlMs = 6000): Pr
 const LONG = "a".repeat(130);
 
 describe("finding 2: a bash call gets its observation at its deadline, whatever the command does (Node: a worker thread)", async () => {
-  const runner = nodeWorkerRunner({ url: await nodeBashWorkerUrl(), onUnavailable: (e) => { throw e; } });
+  const runner = nodeWorkerRunner({
+    url: await nodeBashWorkerUrl(),
+    onUnavailable: (e) => {
+      throw e;
+    },
+  });
 
   it.each([
     ["sed, a branch loop growing its buffer", "echo a | sed ':a; s/a/aa/; ba'"],
     ["sed, from a 130-character line", `echo ${LONG} | sed ':a; s/a/aa/; ba'`],
     ["awk, a gsub loop doubling a string", `awk 'BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }'`],
     ["bash, a loop whose body never waits", "echo changed > a.txt; while true; do :; done"],
-  ])("%s: failure \"timeout\" in bash's words, the lease kept under leaseTtlMs 6000, the event loop never blocked", async (_what, command) => {
-    const { value, fired } = await timersDuring(() => drive(runner, command));
-    expect(value.observation).toEqual({ type: "tool_error", failure: "timeout", error: TIMEOUT_TEXT });
-    expect([value.status, value.stopped]).toEqual(["completed", undefined]);
-    // The call lasts its deadline (2.4 s): unblocked, a 20 ms chain fires about a hundred times meanwhile; blocked, hardly ever.
-    expect(fired).toBeGreaterThanOrEqual(10);
-  }, 120_000);
+  ])(
+    '%s: failure "timeout" in bash\'s words, the lease kept under leaseTtlMs 6000, the event loop never blocked',
+    async (_what, command) => {
+      const { value, fired } = await timersDuring(() => drive(runner, command));
+      expect(value.observation).toEqual({ type: "tool_error", failure: "timeout", error: TIMEOUT_TEXT });
+      expect([value.status, value.stopped]).toEqual(["completed", undefined]);
+      // The call lasts its deadline (2.4 s): unblocked, a 20 ms chain fires about a hundred times meanwhile; blocked, hardly ever.
+      expect(fired).toBeGreaterThanOrEqual(10);
+    },
+    120_000,
+  );
 
   it("after a command stopped at its deadline (its thread terminated), the next command runs in a new thread, and a finished command's thread is reused", async () => {
     const ws = memoryWorkspace({ "n.txt": "1\n" });
@@ -92,7 +101,11 @@ describe("finding 2: a bash call gets its observation at its deadline, whatever 
     const ws = memoryWorkspace({ "a.txt": "x\n" });
     const bash = bashTool({ workspace: ws, requireApproval: false, timeoutMs: 30_000, runner });
     const controller = new AbortController();
-    const driver = createDriver({ store: memoryStore(), tools: [bash.tool as Tool<never, unknown>], agent: scriptedAgent([calls(call("bash", { command: "echo y > a.txt; echo a | sed ':a; s/a/aa/; ba'" })), final("ok")]) });
+    const driver = createDriver({
+      store: memoryStore(),
+      tools: [bash.tool as Tool<never, unknown>],
+      agent: scriptedAgent([calls(call("bash", { command: "echo y > a.txt; echo a | sed ':a; s/a/aa/; ba'" })), final("ok")]),
+    });
     setTimeout(() => controller.abort(), 500);
     const outcome = await driver.start("t", { signal: controller.signal });
     expect(outcome.stopped).toBe("signal");

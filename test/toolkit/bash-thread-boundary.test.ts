@@ -30,30 +30,78 @@ const denied = (key: string): boolean => key === "secrets" || key.startsWith("se
 const permit = (resources: readonly ResourceRef[]) => (resources.some((r) => r.kind === "path" && denied(r.value)) ? { permission: "deny" as const } : { permission: "allow" as const });
 
 const PATHS = [
-  "/workspace/notes/a.md", "/workspace/secrets/key.env", "/workspace/secrets/../secrets/key.env", "/workspace/./secrets//key.env", "/workspace/secrets",
-  "/workspace/secrets/", "/workspace", "/", "/etc/passwd", "/workspace/../etc/passwd", "/workspace/new/x.txt", "/dev/null", "secrets/key.env", "",
-  "/workspace/secrets/new.txt", "/workspace/notes", "/workspace/public.txt", "/workspace/secrets\u0000/key.env", "/workspace/se\u0301crets/key.env",
-  "/workspace/notes/../../workspace/secrets/key.env", "/dev/fd/3", "a".repeat(70_000), "/workspace/x/../secrets",
+  "/workspace/notes/a.md",
+  "/workspace/secrets/key.env",
+  "/workspace/secrets/../secrets/key.env",
+  "/workspace/./secrets//key.env",
+  "/workspace/secrets",
+  "/workspace/secrets/",
+  "/workspace",
+  "/",
+  "/etc/passwd",
+  "/workspace/../etc/passwd",
+  "/workspace/new/x.txt",
+  "/dev/null",
+  "secrets/key.env",
+  "",
+  "/workspace/secrets/new.txt",
+  "/workspace/notes",
+  "/workspace/public.txt",
+  "/workspace/secrets\u0000/key.env",
+  "/workspace/se\u0301crets/key.env",
+  "/workspace/notes/../../workspace/secrets/key.env",
+  "/dev/fd/3",
+  "a".repeat(70_000),
+  "/workspace/x/../secrets",
 ];
 // Besides the operations that cross: the filesystem's own methods that must not (bytesOf reads past the policy), and prototype names.
-const METHODS: readonly string[] = [...FS_METHODS, ...FS_METHODS, ...FS_METHODS, ...FS_METHODS, ...FS_METHODS, ...FS_METHODS, "resolvePath", "getAllPaths", "changes", "cancel", "stage", "bytesOf", "bytesOf", "bytesOf", "constructor", "__proto__", "toString"];
+const METHODS: readonly string[] = [
+  ...FS_METHODS,
+  ...FS_METHODS,
+  ...FS_METHODS,
+  ...FS_METHODS,
+  ...FS_METHODS,
+  ...FS_METHODS,
+  "resolvePath",
+  "getAllPaths",
+  "changes",
+  "cancel",
+  "stage",
+  "bytesOf",
+  "bytesOf",
+  "bytesOf",
+  "constructor",
+  "__proto__",
+  "toString",
+];
 
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 function value(r: Rand): unknown {
   switch (Math.floor(r() * 12)) {
-    case 0: return Math.floor(r() * 0o1000);
-    case 1: return null;
-    case 2: return { recursive: r() < 0.5, force: r() < 0.5 };
-    case 3: return { encoding: pick(r, ["base64", "hex", "latin1", "utf8", "nope", null]) };
-    case 4: return pick(r, ["base64", "binary", "evil"]);
-    case 5: return new Uint8Array([0x41, 0x42, 0x0a]);
-    case 6: return "written by the thread\n";
-    case 7: return [pick(r, PATHS)];
-    case 8: return { toString: "x", valueOf: 1, __proto__: { recursive: true } };
-    case 9: return -1;
-    default: return pick(r, PATHS);
+    case 0:
+      return Math.floor(r() * 0o1000);
+    case 1:
+      return null;
+    case 2:
+      return { recursive: r() < 0.5, force: r() < 0.5 };
+    case 3:
+      return { encoding: pick(r, ["base64", "hex", "latin1", "utf8", "nope", null]) };
+    case 4:
+      return pick(r, ["base64", "binary", "evil"]);
+    case 5:
+      return new Uint8Array([0x41, 0x42, 0x0a]);
+    case 6:
+      return "written by the thread\n";
+    case 7:
+      return [pick(r, PATHS)];
+    case 8:
+      return { toString: "x", valueOf: 1, __proto__: { recursive: true } };
+    case 9:
+      return -1;
+    default:
+      return pick(r, PATHS);
   }
 }
 
@@ -74,18 +122,35 @@ function request(r: Rand, run: number, id: number): { message: unknown; answered
 
 /** Arguments of the shape `method` takes, with random paths, contents and options. */
 function shaped(r: Rand, method: string): unknown[] {
-  const p = (): string => (r() < 0.25 ? "/workspace/notes/a.md" : pick(r, PATHS.filter((x) => x.length < 1000)));
+  const p = (): string =>
+    r() < 0.25
+      ? "/workspace/notes/a.md"
+      : pick(
+          r,
+          PATHS.filter((x) => x.length < 1000),
+        );
   const content = (): unknown => pick(r, ["written by the thread\n", new Uint8Array([0x41, 0x0a]), ""]);
   const opt = (): unknown => pick(r, [undefined, { recursive: true }, { recursive: true, force: true }, { force: true }, {}]);
   const enc = (): unknown => pick(r, [undefined, "utf8", "base64", { encoding: "latin1" }, { encoding: null }]);
   switch (method) {
-    case "readFile": return [p(), enc()];
-    case "writeFile": case "appendFile": return [p(), content(), enc()];
-    case "mkdir": case "rm": return [p(), opt()];
-    case "cp": return [p(), p(), opt()];
-    case "mv": case "symlink": case "link": return [p(), p()];
-    case "chmod": return [p(), 0o755];
-    default: return [p()];
+    case "readFile":
+      return [p(), enc()];
+    case "writeFile":
+    case "appendFile":
+      return [p(), content(), enc()];
+    case "mkdir":
+    case "rm":
+      return [p(), opt()];
+    case "cp":
+      return [p(), p(), opt()];
+    case "mv":
+    case "symlink":
+    case "link":
+      return [p(), p()];
+    case "chmod":
+      return [p(), 0o755];
+    default:
+      return [p()];
   }
 }
 
@@ -97,13 +162,24 @@ function shapeOk(method: string, args: unknown[]): boolean {
   const content = (v: unknown) => typeof v === "string" || v instanceof Uint8Array;
   if (!isPath(args[0])) return false;
   switch (method) {
-    case "readFile": return enc(args[1]);
-    case "writeFile": case "appendFile": return content(args[1]) && enc(args[2]);
-    case "mkdir": case "rm": return opts(args[1]);
-    case "cp": return isPath(args[1]) && opts(args[2]);
-    case "mv": case "symlink": case "link": return isPath(args[1]);
-    case "chmod": return typeof args[1] === "number" && Number.isSafeInteger(args[1]) && args[1] >= 0;
-    default: return true;
+    case "readFile":
+      return enc(args[1]);
+    case "writeFile":
+    case "appendFile":
+      return content(args[1]) && enc(args[2]);
+    case "mkdir":
+    case "rm":
+      return opts(args[1]);
+    case "cp":
+      return isPath(args[1]) && opts(args[2]);
+    case "mv":
+    case "symlink":
+    case "link":
+      return isPath(args[1]);
+    case "chmod":
+      return typeof args[1] === "number" && Number.isSafeInteger(args[1]) && args[1] >= 0;
+    default:
+      return true;
   }
 }
 
@@ -195,7 +271,13 @@ describe("the owning thread decides every file operation of an untrusted interpr
       }
       // The denied files are as they were; nothing new under secrets/.
       const after = await ws.list("");
-      expect(after.filter((f) => denied(f.path)).map((f) => f.path).sort(), where).toEqual(["secrets/key.env", `secrets/${UNNAMED}.env`]);
+      expect(
+        after
+          .filter((f) => denied(f.path))
+          .map((f) => f.path)
+          .sort(),
+        where,
+      ).toEqual(["secrets/key.env", `secrets/${UNNAMED}.env`]);
       expect(new TextDecoder().decode((await ws.read("secrets/key.env"))!), where).toBe(`${SECRET}\n`);
     }
     expect(readAllowed).toBeGreaterThan(20);

@@ -11,7 +11,12 @@ describe("bash on the memory workspace", () => {
 });
 
 describe("bash on the memory workspace, its interpreter in a worker thread", async () => {
-  const runner = nodeWorkerRunner({ url: await nodeBashWorkerUrl(), onUnavailable: (e) => { throw e; } });
+  const runner = nodeWorkerRunner({
+    url: await nodeBashWorkerUrl(),
+    onUnavailable: (e) => {
+      throw e;
+    },
+  });
   bashCases({ name: "memory, worker thread", make: async () => memoryWorkspace() }, (name, fn) => it(name, fn, 60_000), { options: { runner }, inThread: false });
 });
 
@@ -19,7 +24,12 @@ describe("bash's artifacts by default", () => {
   it("keeps a cut stream in the run's own store through ctx.putArtifact, redacted like every artifact", async () => {
     const store = memoryStore();
     const bash = bashTool({ workspace: memoryWorkspace(), requireApproval: false, maxLines: 2 });
-    const driver = createDriver({ store, tools: [bash.tool as Tool<never, unknown>], agent: scriptedAgent([calls(call("bash", { command: "echo sk-secret-1; seq 5" })), final("done")]), secrets: ["sk-secret-1"] });
+    const driver = createDriver({
+      store,
+      tools: [bash.tool as Tool<never, unknown>],
+      agent: scriptedAgent([calls(call("bash", { command: "echo sk-secret-1; seq 5" })), final("done")]),
+      secrets: ["sk-secret-1"],
+    });
     const outcome = await driver.start("t");
     expect(outcome.status).toBe("completed");
     const finished = (await driver.events(outcome.runId)).find((e) => e.type === "call.finished");

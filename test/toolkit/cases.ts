@@ -57,7 +57,8 @@ const text = async (ws: Workspace, path: string): Promise<string | undefined> =>
   return b === undefined ? undefined : dec.decode(b);
 };
 
-const err = (summary: string, next: string, recovery = "If the same error comes back, stop and report it instead of retrying."): string => `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
+const err = (summary: string, next: string, recovery = "If the same error comes back, stop and report it instead of retrying."): string =>
+  `Error: ${summary}\n[Next: ${next}]\n[Recovery: ${recovery}]`;
 
 export function workspaceToolCases(b: Backend, test: Test): void {
   const setup = async (files: Record<string, string | Uint8Array> = {}) => {
@@ -78,13 +79,21 @@ export function workspaceToolCases(b: Backend, test: Test): void {
   test(`${b.name}: read_file reads a range, says how to read on, and refuses an offset past the end`, async () => {
     const body = Array.from({ length: 10 }, (_, k) => `line ${k + 1}`).join("\n");
     const { run } = await setup({ "a.txt": body });
-    expect((await run("read_file", { path: "a.txt", offset: 4, limit: 2 })).text).toBe("a.txt (10 lines)\n     4\tline 4\n     5\tline 5\n[Lines 4-5 of 10 shown. To read on, call read_file with offset 6.]");
+    expect((await run("read_file", { path: "a.txt", offset: 4, limit: 2 })).text).toBe(
+      "a.txt (10 lines)\n     4\tline 4\n     5\tline 5\n[Lines 4-5 of 10 shown. To read on, call read_file with offset 6.]",
+    );
     expect((await run("read_file", { path: "a.txt", offset: 9 })).text).toBe("a.txt (10 lines)\n     9\tline 9\n    10\tline 10\n[Lines 9-10 of 10 shown.]");
     expect((await run("read_file", { path: "a.txt", offset: 11 })).text).toBe(err("offset 11 is past the end of a.txt (10 lines)", "Call read_file with an offset from 1 to 10."));
   });
 
   test(`${b.name}: read_file: missing file, folder, empty file, binary file, invalid UTF-8, CRLF`, async () => {
-    const { run } = await setup({ "notes/a.md": "x\n", "empty.md": "", "img.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]), "bad.txt": new Uint8Array([0x61, 0xff, 0x62, 0x0a]), "win.txt": "a\r\nb\r\n" });
+    const { run } = await setup({
+      "notes/a.md": "x\n",
+      "empty.md": "",
+      "img.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2]),
+      "bad.txt": new Uint8Array([0x61, 0xff, 0x62, 0x0a]),
+      "win.txt": "a\r\nb\r\n",
+    });
     expect((await run("read_file", { path: "notes/b.md" })).text).toBe(
       err("file not found: notes/b.md", "Call list_files to see which files the folder holds.", "If the file should exist, stop and say it is missing instead of guessing its content."),
     );
@@ -97,13 +106,25 @@ export function workspaceToolCases(b: Backend, test: Test): void {
 
   test(`${b.name}: containment: traversal, absolute paths outside the root, home, drive letters, URLs, backslashes, control characters`, async () => {
     const { run } = await setup({ "a.md": "x" });
-    const traversal = err('path traversal is not allowed: "notes/../../etc/passwd"', "Name the file by its path from the workspace root, without .. segments.", "If the file is outside the workspace, stop and say so: no tool here can reach it.");
+    const traversal = err(
+      'path traversal is not allowed: "notes/../../etc/passwd"',
+      "Name the file by its path from the workspace root, without .. segments.",
+      "If the file is outside the workspace, stop and say so: no tool here can reach it.",
+    );
     expect((await run("read_file", { path: "notes/../../etc/passwd" })).text).toBe(traversal);
     const outside = (p: string) =>
-      err(`path outside the workspace: ${JSON.stringify(p)}`, "Use a path inside the workspace: relative, such as notes/todo.md, or absolute under /workspace/.", "If the task needs a file outside the workspace, stop and say so: no tool here can reach it.");
+      err(
+        `path outside the workspace: ${JSON.stringify(p)}`,
+        "Use a path inside the workspace: relative, such as notes/todo.md, or absolute under /workspace/.",
+        "If the task needs a file outside the workspace, stop and say so: no tool here can reach it.",
+      );
     for (const p of ["/etc/passwd", "/workspace2/a.md", "~/.ssh/id_rsa", "C:/Windows/win.ini", "file:///etc/passwd"]) expect((await run("read_file", { path: p })).text).toBe(outside(p));
-    expect((await run("read_file", { path: "a\\..\\b" })).text).toBe(err('invalid path "a\\\\..\\\\b": use / between folders, not \\', "Name the file by its path from the workspace root, such as notes/todo.md."));
-    expect((await run("read_file", { path: "a\u0000.md" })).text).toBe(err('invalid path "a\\u0000.md": it contains control characters', "Name the file by its path from the workspace root, such as notes/todo.md."));
+    expect((await run("read_file", { path: "a\\..\\b" })).text).toBe(
+      err('invalid path "a\\\\..\\\\b": use / between folders, not \\', "Name the file by its path from the workspace root, such as notes/todo.md."),
+    );
+    expect((await run("read_file", { path: "a\u0000.md" })).text).toBe(
+      err('invalid path "a\\u0000.md": it contains control characters', "Name the file by its path from the workspace root, such as notes/todo.md."),
+    );
     expect((await run("write_file", { path: "../x.md", content: "x" })).ok).toBe(false);
     expect((await run("read_file", { path: "/workspace" })).text).toBe(err('"/workspace" is the workspace itself, not a file', "Name a file, such as notes/todo.md."));
   });
@@ -158,7 +179,11 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     const { ws, run } = await setup({ "a.md": "x = 1\ny = 2\nx = 1\n" });
     // Refusals come before the approval: nothing to approve, nothing written.
     expect((await run("edit_file", { path: "a.md", old_text: "z = 3", new_text: "z = 4" })).text).toBe(
-      err("old_text was not found in a.md", "Read a.md again with read_file and copy the text exactly, spaces and line breaks included, without the line numbers.", "If the text is no longer there, the file has changed: decide again from what it says now."),
+      err(
+        "old_text was not found in a.md",
+        "Read a.md again with read_file and copy the text exactly, spaces and line breaks included, without the line numbers.",
+        "If the text is no longer there, the file has changed: decide again from what it says now.",
+      ),
     );
     expect((await run("edit_file", { path: "a.md", old_text: "x = 1", new_text: "x = 9" })).text).toBe(
       err("old_text matches 2 places in a.md (lines 1, 3)", "Add neighbouring lines to old_text so that it matches one place, or set replace_all to true to change every place."),
@@ -166,9 +191,15 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     expect((await run("edit_file", { path: "a.md", old_text: "x = 1", new_text: "x = 9", replace_all: true })).text).toBe("Edited a.md (+2 -2): 2 places changed.");
     expect(await text(ws, "a.md")).toBe("x = 9\ny = 2\nx = 9\n");
     expect((await run("edit_file", { path: "a.md", old_text: "y = 2", new_text: "y = 2" })).text).toBe(
-      err("old_text and new_text are the same: the edit would change nothing", "Put the changed text in new_text.", "If the file already says what you want, the edit is done: go on to the next step."),
+      err(
+        "old_text and new_text are the same: the edit would change nothing",
+        "Put the changed text in new_text.",
+        "If the file already says what you want, the edit is done: go on to the next step.",
+      ),
     );
-    expect((await run("edit_file", { path: "a.md", old_text: "", new_text: "y" })).text).toBe(err("old_text is empty", "Quote the exact text to replace; to create or replace a whole file, use write_file."));
+    expect((await run("edit_file", { path: "a.md", old_text: "", new_text: "y" })).text).toBe(
+      err("old_text is empty", "Quote the exact text to replace; to create or replace a whole file, use write_file."),
+    );
   });
 
   test(`${b.name}: edit_file keeps a CRLF file's line ends when the edit quotes LF`, async () => {
@@ -234,16 +265,26 @@ export function workspaceToolCases(b: Backend, test: Test): void {
     expect((await run("apply_patch", { patch: "--- a/nope.md\n+++ b/nope.md\n@@ -1 +1 @@\n-x\n+y\n" })).text).toBe(
       err("patch failed: nope.md does not exist", "Call list_files to find the file; to create it, make the --- line /dev/null.", "If the file should exist, stop and say it is missing."),
     );
-    expect((await run("apply_patch", { patch: "--- /dev/null\n+++ b/a.md\n@@ -0,0 +1 @@\n+y\n" })).text).toBe(err("patch failed: a.md already exists", "Re-read a.md and patch it with context lines instead of creating it."));
+    expect((await run("apply_patch", { patch: "--- /dev/null\n+++ b/a.md\n@@ -0,0 +1 @@\n+y\n" })).text).toBe(
+      err("patch failed: a.md already exists", "Re-read a.md and patch it with context lines instead of creating it."),
+    );
     expect((await run("apply_patch", { patch: "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-x\n+y\n" })).text).toMatch(/^Error: path traversal is not allowed: "\.\.\/x"/);
-    expect((await run("apply_patch", { patch: "--- a/a.md\n+++ b/c.md\n@@ -1 +1 @@\n-x\n+y\n" })).text).toBe(err("the patch renames a.md to c.md; apply_patch does not rename files", "Create the new file and delete the old one in two file sections."));
-    expect((await run("apply_patch", { patch: "please change x to y" })).text).toBe(err("the patch has no file headers (a --- line followed by a +++ line)", "Send a unified diff: --- a/path, +++ b/path, then @@ hunks."));
+    expect((await run("apply_patch", { patch: "--- a/a.md\n+++ b/c.md\n@@ -1 +1 @@\n-x\n+y\n" })).text).toBe(
+      err("the patch renames a.md to c.md; apply_patch does not rename files", "Create the new file and delete the old one in two file sections."),
+    );
+    expect((await run("apply_patch", { patch: "please change x to y" })).text).toBe(
+      err("the patch has no file headers (a --- line followed by a +++ line)", "Send a unified diff: --- a/path, +++ b/path, then @@ hunks."),
+    );
   });
 
   // ---- list_files and search_files ---------------------------------------------------
   test(`${b.name}: list_files lists under a folder with a glob, sorted, and says when nothing matches`, async () => {
     const { run } = await setup({ "notes/a.md": "aa", "notes/sub/b.md": "b", "notes/c.txt": "c", "other.md": "o" });
-    expect(await run("list_files", { path: "notes", pattern: "**/*.md" })).toEqual({ ok: true, text: "2 files under notes/ matching **/*.md:\nnotes/a.md (2 bytes)\nnotes/sub/b.md (1 byte)", activity: "List notes/ (**/*.md)" });
+    expect(await run("list_files", { path: "notes", pattern: "**/*.md" })).toEqual({
+      ok: true,
+      text: "2 files under notes/ matching **/*.md:\nnotes/a.md (2 bytes)\nnotes/sub/b.md (1 byte)",
+      activity: "List notes/ (**/*.md)",
+    });
     expect((await run("list_files", {})).text).toBe("4 files under the workspace matching **:\nnotes/a.md (2 bytes)\nnotes/c.txt (1 byte)\nnotes/sub/b.md (1 byte)\nother.md (1 byte)");
     expect((await run("list_files", { path: "notes", pattern: "*.py" })).text).toBe("No files under notes/ match *.py.");
     expect((await run("list_files", { path: "other.md" })).text).toBe(err("other.md is a file, not a folder", "Call read_file with path other.md to read it."));
@@ -251,16 +292,31 @@ export function workspaceToolCases(b: Backend, test: Test): void {
 
   test(`${b.name}: search_files finds text and regular expressions with their lines, skips binary files, caps the matches`, async () => {
     const { run } = await setup({ "notes/a.md": "- buy Milk\n- milk again\n", "notes/b.md": "nothing\n", "bin.dat": new Uint8Array([0, 109, 105, 108, 107]) });
-    expect(await run("search_files", { query: "milk" })).toEqual({ ok: true, text: '1 match for "milk" in 1 file under the workspace:\nnotes/a.md:2: - milk again\n[1 binary file skipped.]', activity: 'Search the workspace for "milk"' });
-    expect((await run("search_files", { query: "milk", ignore_case: true, max_results: 1 })).text).toBe('2 matches for "milk" in 1 file under the workspace:\nnotes/a.md:1: - buy Milk\n[1 of 2 matches shown. Narrow the query, the folder or the pattern, or raise max_results.]\n[1 binary file skipped.]');
-    expect((await run("search_files", { query: "^- \\w+ again$", regex: true, path: "notes" })).text).toBe('1 match for "^- \\\\w+ again$" (regular expression) in 1 file under notes/:\nnotes/a.md:2: - milk again');
-    expect((await run("search_files", { query: "(", regex: true })).text).toBe(err("query is not a valid regular expression", "Escape the special characters, or set regex to false to search for the text as it is."));
+    expect(await run("search_files", { query: "milk" })).toEqual({
+      ok: true,
+      text: '1 match for "milk" in 1 file under the workspace:\nnotes/a.md:2: - milk again\n[1 binary file skipped.]',
+      activity: 'Search the workspace for "milk"',
+    });
+    expect((await run("search_files", { query: "milk", ignore_case: true, max_results: 1 })).text).toBe(
+      '2 matches for "milk" in 1 file under the workspace:\nnotes/a.md:1: - buy Milk\n[1 of 2 matches shown. Narrow the query, the folder or the pattern, or raise max_results.]\n[1 binary file skipped.]',
+    );
+    expect((await run("search_files", { query: "^- \\w+ again$", regex: true, path: "notes" })).text).toBe(
+      '1 match for "^- \\\\w+ again$" (regular expression) in 1 file under notes/:\nnotes/a.md:2: - milk again',
+    );
+    expect((await run("search_files", { query: "(", regex: true })).text).toBe(
+      err("query is not a valid regular expression", "Escape the special characters, or set regex to false to search for the text as it is."),
+    );
     expect((await run("search_files", { query: "zebra", path: "notes" })).text).toBe('No matches for "zebra" under notes/.');
     // Linear time (docs/tools/search_files.md): what needs a backtracker is refused, saying why.
     expect((await run("search_files", { query: "(m)\\1", regex: true })).text).toBe(
-      err("search_files cannot run this query: it uses a backreference (\\1), which a linear-time matcher cannot run", "Search with a regular expression without backreferences or lookaround, or a shorter one; or search for a plain text (regex false) and filter what it finds."),
+      err(
+        "search_files cannot run this query: it uses a backreference (\\1), which a linear-time matcher cannot run",
+        "Search with a regular expression without backreferences or lookaround, or a shorter one; or search for a plain text (regex false) and filter what it finds.",
+      ),
     );
-    expect((await run("search_files", { query: "^-( \\w+)+$", regex: true })).text).toBe('2 matches for "^-( \\\\w+)+$" (regular expression) in 1 file under the workspace:\nnotes/a.md:1: - buy Milk\nnotes/a.md:2: - milk again\n[1 binary file skipped.]');
+    expect((await run("search_files", { query: "^-( \\w+)+$", regex: true })).text).toBe(
+      '2 matches for "^-( \\\\w+)+$" (regular expression) in 1 file under the workspace:\nnotes/a.md:1: - buy Milk\nnotes/a.md:2: - milk again\n[1 binary file skipped.]',
+    );
     expect((await run("list_files", { pattern: "x".repeat(2000) })).text).toBe(err("pattern is too long to match", "Give a shorter glob (such as **/*.md), or narrow the folder instead."));
   });
 

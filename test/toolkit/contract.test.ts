@@ -52,18 +52,27 @@ describe("the first-party tools' model-facing contract", () => {
     expect(body.instructions).toBe(systemPrompt("You tidy notes.", exposed));
   });
 
-  it("fuzzed: no valid arguments refused, no invalid ones accepted, no tool throwing anything but its own errors", async () => {
-    const fresh = workspaceTools(memoryWorkspace({ "notes/todo.md": "- milk\n- eggs\n" }));
-    for (const t of fresh.tools) {
-      const report = await fuzz(t, { seed: 7, count: 1500 });
-      expect({ tool: report.tool, validRefused: report.validRefused, invalidAccepted: report.invalidAccepted, crashes: report.crashes }).toEqual({ tool: t.name, validRefused: [], invalidAccepted: [], crashes: [] });
-      expect(report.reachedTool).toBeGreaterThan(100);
-    }
-    for (const t of [httpFetchTool({ allow: ["127.0.0.1:1"] }), taskCompleteTool(), askUserTool()] as Tool<never, unknown>[]) {
-      const report = await fuzz(t, { seed: 7, count: 500, call: t.name !== "http_fetch" });
-      expect([report.validRefused, report.invalidAccepted, report.crashes]).toEqual([[], [], []]);
-    }
-  }, scaled(120_000));
+  it(
+    "fuzzed: no valid arguments refused, no invalid ones accepted, no tool throwing anything but its own errors",
+    async () => {
+      const fresh = workspaceTools(memoryWorkspace({ "notes/todo.md": "- milk\n- eggs\n" }));
+      for (const t of fresh.tools) {
+        const report = await fuzz(t, { seed: 7, count: 1500 });
+        expect({ tool: report.tool, validRefused: report.validRefused, invalidAccepted: report.invalidAccepted, crashes: report.crashes }).toEqual({
+          tool: t.name,
+          validRefused: [],
+          invalidAccepted: [],
+          crashes: [],
+        });
+        expect(report.reachedTool).toBeGreaterThan(100);
+      }
+      for (const t of [httpFetchTool({ allow: ["127.0.0.1:1"] }), taskCompleteTool(), askUserTool()] as Tool<never, unknown>[]) {
+        const report = await fuzz(t, { seed: 7, count: 500, call: t.name !== "http_fetch" });
+        expect([report.validRefused, report.invalidAccepted, report.crashes]).toEqual([[], [], []]);
+      }
+    },
+    scaled(120_000),
+  );
 });
 
 describe("task_complete and ask_user", () => {
@@ -76,7 +85,14 @@ describe("task_complete and ask_user", () => {
   });
 
   it("ask_user makes the run wait for a person's answer: refused without one, journaled with it, returned to the model", async () => {
-    const driver = createDriver({ store: memoryStore(), tools: [...all], agent: scriptedAgent([calls(call("ask_user", { question: "Which colour?", choices: ["red", "blue"] })), (v) => final(v.transcript.at(-1)!.type === "observation" ? (v.transcript.at(-1) as { observation: { content: string } }).observation.content : "")]) });
+    const driver = createDriver({
+      store: memoryStore(),
+      tools: [...all],
+      agent: scriptedAgent([
+        calls(call("ask_user", { question: "Which colour?", choices: ["red", "blue"] })),
+        (v) => final(v.transcript.at(-1)!.type === "observation" ? (v.transcript.at(-1) as { observation: { content: string } }).observation.content : ""),
+      ]),
+    });
     const waiting = await driver.start("t");
     expect(waiting.status).toBe("waiting");
     const [a] = waiting.approvals;
@@ -107,7 +123,11 @@ describe("task_complete and ask_user", () => {
     const a = waiting.approvals[0]!;
     const missing = await app.request(`/runs/${waiting.runId}/approvals/${a.approvalId}`, { method: "POST", headers: auth, body: JSON.stringify({ decision: "approve", requestHash: a.requestHash }) });
     expect([missing.status, await missing.json()]).toEqual([400, { error: { code: "ANSWER_REQUIRED", message: `approval ${a.approvalId} asks a person a question: approve it with an answer` } }]);
-    const ok = await app.request(`/runs/${waiting.runId}/approvals/${a.approvalId}`, { method: "POST", headers: auth, body: JSON.stringify({ decision: "approve", requestHash: a.requestHash, answer: "yes", by: "ana" }) });
+    const ok = await app.request(`/runs/${waiting.runId}/approvals/${a.approvalId}`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ decision: "approve", requestHash: a.requestHash, answer: "yes", by: "ana" }),
+    });
     expect(ok.status).toBe(200);
     await until("the answered run to complete", async () => (await driver.state(waiting.runId)).status === "completed");
     const obs = (await driver.events(waiting.runId)).find((e) => e.type === "call.finished") as { observation: { content: string } };
@@ -124,8 +144,20 @@ describe("bash and web_search: the model-facing contract (isoagent/toolkit/bash,
 
   it("names, descriptions, classes, permissions, timeouts and schemas, exactly", () => {
     expect(both.map((t) => [t.name, t.description, t.sideEffect, t.permission ?? "allow", t.timeoutMs])).toEqual([
-      ["bash", "Run a bash command in a sandboxed shell over the workspace (/workspace): built-in commands only, no programs, no network. File changes are kept only if it exits 0.", "local_mutation", "ask", 30000],
-      ["bash", "Run a bash command in a sandboxed shell over the workspace (/workspace): built-in commands only, no programs, no network but curl to api.example.com. File changes are kept whatever its exit code.", "remote_mutation", "allow", 30000],
+      [
+        "bash",
+        "Run a bash command in a sandboxed shell over the workspace (/workspace): built-in commands only, no programs, no network. File changes are kept only if it exits 0.",
+        "local_mutation",
+        "ask",
+        30000,
+      ],
+      [
+        "bash",
+        "Run a bash command in a sandboxed shell over the workspace (/workspace): built-in commands only, no programs, no network but curl to api.example.com. File changes are kept whatever its exit code.",
+        "remote_mutation",
+        "allow",
+        30000,
+      ],
       ["web_search", "Search the web with Brave Search: a numbered list of results (title, address, date, snippet). At most 10 results.", "read_only", "allow", 20000],
       ["web_search", "Search the web with Tavily: a numbered list of results (title, address, date, snippet). At most 3 results.", "read_only", "allow", 20000],
     ]);
@@ -144,11 +176,18 @@ describe("bash and web_search: the model-facing contract (isoagent/toolkit/bash,
       required: ["query"],
       additionalProperties: false,
     });
-    expect((compileTool(tavily).inputSchema as { properties: { count: unknown } }).properties.count).toEqual({ type: "integer", minimum: 1, maximum: 3, description: "How many results, 1 to 3 (default 3)" });
+    expect((compileTool(tavily).inputSchema as { properties: { count: unknown } }).properties.count).toEqual({
+      type: "integer",
+      minimum: 1,
+      maximum: 3,
+      description: "How many results, 1 to 3 (default 3)",
+    });
   });
 
   it("places their prompt snippets and guidelines in the system prompt", () => {
-    const exposed = ([shell, allowedShell, search] as Tool<never, unknown>[]).map((t) => compileTool(t)).map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
+    const exposed = ([shell, allowedShell, search] as Tool<never, unknown>[])
+      .map((t) => compileTool(t))
+      .map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema, ...(c.prompt === undefined ? {} : { prompt: c.prompt }) }));
     expect(systemPrompt("You help.", exposed)).toBe(
       [
         "You help.",

@@ -88,20 +88,32 @@ describe.each(providers)("web_search with $name", (p) => {
     expect(p.server().requests.length - before).toBe(3);
     const limited = fakeSleep();
     expect((await callTool(tools({ sleep: limited.sleep }), "web_search", { query: "ratelimit 5" })).text).toBe(
-      err(`${p.name} is limiting requests (429); it asked to wait 1 second`, "Wait at least 1 second before searching again, or go on without searching.", "If it keeps refusing, stop and say the search service is rate limiting."),
+      err(
+        `${p.name} is limiting requests (429); it asked to wait 1 second`,
+        "Wait at least 1 second before searching again, or go on without searching.",
+        "If it keeps refusing, stop and say the search service is rate limiting.",
+      ),
     );
     expect(limited.waits).toEqual([1000, 1000]);
     // A wait longer than the tool may take is not waited for.
     const long = fakeSleep();
     expect((await callTool(tools({ sleep: long.sleep }), "web_search", { query: "ratelimit long" })).text).toBe(
-      err(`${p.name} is limiting requests (429); it asked to wait 120 seconds`, "Wait at least 120 seconds before searching again, or go on without searching.", "If it keeps refusing, stop and say the search service is rate limiting."),
+      err(
+        `${p.name} is limiting requests (429); it asked to wait 120 seconds`,
+        "Wait at least 120 seconds before searching again, or go on without searching.",
+        "If it keeps refusing, stop and say the search service is rate limiting.",
+      ),
     );
     expect(long.waits).toEqual([]);
-    expect((await callTool(tools({ sleep: fakeSleep().sleep }), "web_search", { query: "unavailable" })).text).toBe(err(`${p.name} answered 503`, "Try again later.", "If it answers the same again, stop and say so instead of retrying."));
+    expect((await callTool(tools({ sleep: fakeSleep().sleep }), "web_search", { query: "unavailable" })).text).toBe(
+      err(`${p.name} answered 503`, "Try again later.", "If it answers the same again, stop and say so instead of retrying."),
+    );
   });
 
   it("seed 004: a provider answer that is not JSON is explained, not shown", async () => {
-    expect((await callTool(tools(), "web_search", { query: "malformed" })).text).toBe(err(`${p.name}'s answer could not be read`, "Retry once.", "If it happens again, stop and say the search service is failing."));
+    expect((await callTool(tools(), "web_search", { query: "malformed" })).text).toBe(
+      err(`${p.name}'s answer could not be read`, "Retry once.", "If it happens again, stop and say the search service is failing."),
+    );
   });
 
   it("seed 004: HTML and instructions in a snippet stay data, inside the untrusted markers", async () => {
@@ -121,7 +133,12 @@ describe.each(providers)("web_search with $name", (p) => {
     const driver = createDriver({
       store,
       tools: tools({ sleep: fakeSleep().sleep }),
-      agent: scriptedAgent([calls(call("web_search", { query: "echo key" })), calls(call("web_search", { query: "ratelimit long" })), calls(call("web_search", { query: "malformed" })), final("done")]),
+      agent: scriptedAgent([
+        calls(call("web_search", { query: "echo key" })),
+        calls(call("web_search", { query: "ratelimit long" })),
+        calls(call("web_search", { query: "malformed" })),
+        final("done"),
+      ]),
     });
     const outcome = await driver.start("search");
     expect(outcome.status).toBe("completed");
@@ -143,7 +160,11 @@ describe.each(providers)("web_search with $name", (p) => {
     ]);
     const policy = rulesPolicy([{ resource: { kind: "query", match: "*password*" }, permission: "deny", reason: "no secrets in queries" }]);
     expect((await callTool(t, "web_search", { query: "my password reset" }, policy)).text).toBe(
-      err("permission denied: web_search is not allowed for `127.0.0.1`, `my password reset` (no secrets in queries).", "Do not call web_search with these arguments again.", "If the task cannot be done without it, stop and say which permission is missing."),
+      err(
+        "permission denied: web_search is not allowed for `127.0.0.1`, `my password reset` (no secrets in queries).",
+        "Do not call web_search with these arguments again.",
+        "If the task cannot be done without it, stop and say which permission is missing.",
+      ),
     );
   });
 });

@@ -49,7 +49,18 @@ describe("the tool-schema linter at compileTool (issue 15, finding 2), pinned by
       title: "t",
       "x-owner": "team",
       properties: {
-        a: { type: "string", description: "d", default: "x", examples: ["y"], deprecated: false, readOnly: false, writeOnly: false, contentMediaType: "text/plain", contentEncoding: "base64", "x-ui": { widget: "text" } },
+        a: {
+          type: "string",
+          description: "d",
+          default: "x",
+          examples: ["y"],
+          deprecated: false,
+          readOnly: false,
+          writeOnly: false,
+          contentMediaType: "text/plain",
+          contentEncoding: "base64",
+          "x-ui": { widget: "text" },
+        },
       },
       $defs: { unused: { type: "string" } },
     };
@@ -62,7 +73,8 @@ describe("the tool-schema linter at compileTool (issue 15, finding 2), pinned by
     expect(refusal({ type: "string" })).toEqual({
       code: "TOOL_SCHEMA_NOT_OBJECT",
       field: "inputSchema",
-      message: 'tool "send": input schema must be an object schema ({"type": "object", ...}): a tool\'s arguments are one JSON object, and providers require an object schema here; this one has type "string"',
+      message:
+        'tool "send": input schema must be an object schema ({"type": "object", ...}): a tool\'s arguments are one JSON object, and providers require an object schema here; this one has type "string"',
     });
     expect(refusal(true).message).toMatch(/this one is the boolean schema true$/);
     expect(refusal({}).message).toMatch(/this one has no "type"$/);
@@ -74,7 +86,8 @@ describe("the tool-schema linter at compileTool (issue 15, finding 2), pinned by
     expect(refusal({ type: "object", properties: { n: { type: "integr" } } })).toEqual({
       code: "TOOL_SCHEMA_UNKNOWN_TYPE",
       field: "inputSchema",
-      message: 'tool "send": input schema has "integr" at /properties/n/type, which is not a JSON Schema type: did you mean "integer"? (the types are string, number, integer, boolean, object, array and null)',
+      message:
+        'tool "send": input schema has "integr" at /properties/n/type, which is not a JSON Schema type: did you mean "integer"? (the types are string, number, integer, boolean, object, array and null)',
     });
     expect(refusal({ type: "object", properties: { n: { type: ["strng", "null"] } } }).message).toBe(
       'tool "send": input schema has "strng" at /properties/n/type, which is not a JSON Schema type: did you mean "string"? (the types are string, number, integer, boolean, object, array and null)',

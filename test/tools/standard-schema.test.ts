@@ -61,10 +61,14 @@ describe("tools whose input is a Standard Schema", () => {
       expect.unreachable();
     } catch (e) {
       expect(isIsoagentError(e, "TOOL_SCHEMA_STANDARD_UNSUPPORTED")).toBe(true);
-      expect((e as Error).message).toBe('tool "t": input schema is a valibot schema without Standard JSON Schema (~standard.jsonSchema) (wrap it with toStandardJsonSchema() from @valibot/to-json-schema)');
+      expect((e as Error).message).toBe(
+        'tool "t": input schema is a valibot schema without Standard JSON Schema (~standard.jsonSchema) (wrap it with toStandardJsonSchema() from @valibot/to-json-schema)',
+      );
     }
     const unrepresentable = z.strictObject({ when: z.date() });
-    expect(() => compileTool({ name: "t", description: "d", inputSchema: unrepresentable, sideEffect: "read_only", timeoutMs: 10 })).toThrow(/^tool "t": input schema is a zod schema that cannot be turned into JSON Schema: /);
+    expect(() => compileTool({ name: "t", description: "d", inputSchema: unrepresentable, sideEffect: "read_only", timeoutMs: 10 })).toThrow(
+      /^tool "t": input schema is a zod schema that cannot be turned into JSON Schema: /,
+    );
   });
 
   it("holds the converted schema to every rule: too deep is refused as any schema would be", () => {

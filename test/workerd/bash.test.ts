@@ -32,7 +32,10 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> => {
-  const res = await mf.dispatchFetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } } as never);
+  const res = await mf.dispatchFetch(`http://localhost${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+  } as never);
   const text = await res.text();
   return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : text };
 };
@@ -61,11 +64,22 @@ describe("finding 2 in workerd (no threads): the limits derived from the timeout
   const TIMEOUT_TEXT =
     "Error: the command did not finish within its time limit (3,000 ms) and was stopped; nothing was changed\n[Next: Make it finish sooner: no endless loops, fewer files or smaller inputs per call.]\n[Recovery: If the work cannot be made smaller, stop and say so.]";
   it("a loop that waits is stopped at its deadline (failure \"timeout\", the isolate's timers firing during it); loops that never yield end at the shell's limits, derived from the timeout; the run keeps its lease under leaseTtlMs 6000", async () => {
-    const commands = ["while true; do sleep 0.05; done", "echo a | sed ':a; s/a/aa/; ba'", `echo ${"a".repeat(130)} | sed ':a; s/a/aa/; ba'`, `awk 'BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }'`, "while true; do :; done"];
+    const commands = [
+      "while true; do sleep 0.05; done",
+      "echo a | sed ':a; s/a/aa/; ba'",
+      `echo ${"a".repeat(130)} | sed ':a; s/a/aa/; ba'`,
+      `awk 'BEGIN { s = "a"; while (1) gsub(/a/, "aa", s) }'`,
+      "while true; do :; done",
+    ];
     const { status, body } = await post("/bash/deadline", { commands, timeoutMs: 3000 });
     expect(status).toBe(200);
     const limits = inThreadLimits(3000);
-    const [sleeping, sed, sed130, awk, loop] = body.results as { observation: { type: string; failure?: string; error?: string; content?: string }; fired: number; status: string; stopped: string | null }[];
+    const [sleeping, sed, sed130, awk, loop] = body.results as {
+      observation: { type: string; failure?: string; error?: string; content?: string };
+      fired: number;
+      status: string;
+      stopped: string | null;
+    }[];
     for (const o of body.results as { status: string; stopped: string | null }[]) expect([o.status, o.stopped]).toEqual(["completed", null]);
     expect(sleeping!.observation).toEqual({ type: "tool_error", failure: "timeout", error: TIMEOUT_TEXT });
     // It waits between iterations: the isolate's loop runs on (a blocked loop would fire none during the call).
@@ -102,10 +116,12 @@ function decode(v: unknown): unknown {
 
 /** A Workspace whose every call reaches a Durable Object's sqlWorkspace over RPC. */
 function remoteWorkspace(name: string): Workspace {
-  const call = (method: string) => async (...args: unknown[]) => {
-    const res = await mf.dispatchFetch(`http://localhost/test/workspace/${name}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
-    return decode(((await res.json()) as { value: unknown }).value) ?? undefined;
-  };
+  const call =
+    (method: string) =>
+    async (...args: unknown[]) => {
+      const res = await mf.dispatchFetch(`http://localhost/test/workspace/${name}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
+      return decode(((await res.json()) as { value: unknown }).value) ?? undefined;
+    };
   return { read: call("read"), list: call("list"), commit: call("commit"), receipt: call("receipt") } as unknown as Workspace;
 }
 

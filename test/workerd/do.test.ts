@@ -17,7 +17,14 @@ let mf: Miniflare;
 
 beforeAll(async () => {
   mf = await startWorker("test/workerd/workers/do-entry.ts", {
-    durableObjects: { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true }, SQL_PROBE_V2: { className: "SqlProbeV2", useSQLite: true }, INDEX_PROBE: { className: "IndexProbe", useSQLite: true } },
+    durableObjects: {
+      ...RUN_OBJECTS.durableObjects,
+      WORLD: { className: "World", useSQLite: true },
+      WORKSPACES: { className: "WorkspaceObject", useSQLite: true },
+      SQL_PROBE: { className: "SqlProbe", useSQLite: true },
+      SQL_PROBE_V2: { className: "SqlProbeV2", useSQLite: true },
+      INDEX_PROBE: { className: "IndexProbe", useSQLite: true },
+    },
     // Keep-alive pings every 50 ms: the push test counts reads across several of them.
     bindings: { ISOAGENT_TOKEN: TOKEN, ISOAGENT_KEEPALIVE_MS: "50" },
   });
@@ -31,7 +38,10 @@ const advanceClock = async (ms: number): Promise<void> => {
   await mf.dispatchFetch("http://localhost/test/clock/advance", { method: "POST", body: JSON.stringify({ ms }) });
 };
 const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> => {
-  const res = await mf.dispatchFetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } } as never);
+  const res = await mf.dispatchFetch(`http://localhost${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+  } as never);
   const text = await res.text();
   return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : text };
 };
@@ -100,11 +110,13 @@ describe("the store a run object's own host drives its run on (localStore), in w
 
 /** A Workspace whose every call reaches a Durable Object's sqlWorkspace over RPC. */
 function remoteWorkspace(name: string): Workspace {
-  const call = (method: string) => async (...args: unknown[]) => {
-    const res = await mf.dispatchFetch(`http://localhost/test/workspace/${name}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
-    const v = decode(((await res.json()) as { value: unknown }).value);
-    return v === null ? undefined : v;
-  };
+  const call =
+    (method: string) =>
+    async (...args: unknown[]) => {
+      const res = await mf.dispatchFetch(`http://localhost/test/workspace/${name}/${method}`, { method: "POST", body: JSON.stringify(encode(args)) });
+      const v = decode(((await res.json()) as { value: unknown }).value);
+      return v === null ? undefined : v;
+    };
   return { read: call("read"), list: call("list"), commit: call("commit"), receipt: call("receipt") } as unknown as Workspace;
 }
 
@@ -119,7 +131,20 @@ describe("a driver in the Worker, its run's store in the run's object", () => {
     expect(res).toEqual({
       status: "completed",
       world: { items: ["a", "b"] },
-      types: ["run.created", "run.resumed", "step.decided", "call.permission", "call.started", "call.finished", "step.decided", "call.permission", "call.started", "call.finished", "step.decided", "run.completed"],
+      types: [
+        "run.created",
+        "run.resumed",
+        "step.decided",
+        "call.permission",
+        "call.started",
+        "call.finished",
+        "step.decided",
+        "call.permission",
+        "call.started",
+        "call.finished",
+        "step.decided",
+        "run.completed",
+      ],
       owners: ["worker-driver"],
     });
     const listed = (await api("/runs?status=completed")).body.runs as { runId: string }[];
@@ -193,7 +218,10 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     // The status change reaches the index before the caller is answered; the
     // seq of later progress, by the alarm.
     expect((await api("/runs?status=completed")).body.runs.map((r: { runId: string }) => r.runId)).toContain(runId);
-    await until(`the index to list run ${runId} at seq ${run.seq}`, async () => ((await api("/runs?status=completed")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq);
+    await until(
+      `the index to list run ${runId} at seq ${run.seq}`,
+      async () => ((await api("/runs?status=completed")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq,
+    );
     const late = await post(`/runs/${runId}/approvals/apr.1.s1c1.1`, { decision: "approve", requestHash: "0".repeat(64) });
     expect(late.status).toBe(409);
     expect(late.body.error.code).toBe("RUN_NOT_ACTIVE");
@@ -269,7 +297,8 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
 
   it("pushes to many streams on one run's object, one resumed after Last-Event-ID, each getting every event once, and lets them all go", async () => {
     const runId = (await post("/runs", { task: "ask local_mutation" })).body.runId as string;
-    const open = (headers: Record<string, string> = {}) => mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", ...headers } });
+    const open = (headers: Record<string, string> = {}) =>
+      mf.dispatchFetch(`http://localhost/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}`, accept: "text/event-stream", ...headers } });
     const typeOf = (m: { data: string }) => (JSON.parse(m.data) as { type: string }).type;
     const streams = await Promise.all(Array.from({ length: 6 }, async () => sseReader((await open()).body as unknown as ReadableStream<Uint8Array>)));
     await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "journal" && typeOf(x) === "approval.requested"))));
@@ -283,7 +312,9 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     const back = sseReader((await open({ "last-event-id": String(last) })).body as unknown as ReadableStream<Uint8Array>);
     streams.push(back);
     for (let k = 2; k <= 3; k++) {
-      await Promise.all(streams.map((s) => s.until((m) => m.some((x) => x.event === "end") || m.filter((x) => x.event === "journal" && typeOf(x) === "approval.requested").length >= (s === back ? k - 1 : k))));
+      await Promise.all(
+        streams.map((s) => s.until((m) => m.some((x) => x.event === "end") || m.filter((x) => x.event === "journal" && typeOf(x) === "approval.requested").length >= (s === back ? k - 1 : k))),
+      );
       const next = (await api(`/runs/${runId}`)).body.run.approvals[0];
       if (next === undefined) break;
       expect((await post(`/runs/${runId}/approvals/${next.approvalId}`, { decision: "approve", requestHash: next.requestHash })).status).toBe(200);
@@ -302,7 +333,10 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     // Paged once the index holds each where it stays (a run updated between two pages moves to the first).
     for (const runId of made) {
       const run = await until(`run ${runId} to wait`, async () => ((r) => (r.status === "waiting" ? r : undefined))((await api(`/runs/${runId}`)).body.run));
-      await until(`the index to list run ${runId} at seq ${run.seq}`, async () => ((await api("/runs?status=waiting")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq);
+      await until(
+        `the index to list run ${runId} at seq ${run.seq}`,
+        async () => ((await api("/runs?status=waiting")).body.runs as { runId: string; seq: number }[]).find((r) => r.runId === runId)?.seq === run.seq,
+      );
     }
     const seen: { runId: string; title?: string }[] = [];
     let path = "/runs?status=waiting,running&limit=2";
@@ -313,7 +347,11 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
       path = `/runs?status=waiting,running&limit=2&before=${encodeURIComponent(page.next)}`;
     }
     expect(new Set(seen.map((r) => r.runId)).size).toBe(seen.length);
-    expect(Object.fromEntries(seen.filter((r) => made.includes(r.runId)).map((r) => [r.runId, r.title]))).toEqual({ [made[0]!]: "ask read_only", [made[1]!]: "ask read_only again", [made[2]!]: "ask read_only third" });
+    expect(Object.fromEntries(seen.filter((r) => made.includes(r.runId)).map((r) => [r.runId, r.title]))).toEqual({
+      [made[0]!]: "ask read_only",
+      [made[1]!]: "ask read_only again",
+      [made[2]!]: "ask read_only third",
+    });
     for (const q of ["before=x", "before=1:", "before=1:a%20b", "limit=0"]) {
       const r = await api(`/runs?${q}`);
       expect([q, r.status, r.body.error.code]).toEqual([q, 400, "INVALID_QUERY"]);
@@ -329,7 +367,19 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     const kept = await store.putArtifact(new TextEncoder().encode("the whole output"));
     const elsewhere = await store.putArtifact(new TextEncoder().encode("another run's output"));
     const lease = (await store.acquireLease(runId, "test", 60_000))!;
-    const finished = seal({ v: 2, at: 2, type: "call.finished", step: 1, callId: "s1c1", attempt: 1, observation: { type: "result", content: "the", truncated: { strategy: "head", totalBytes: 16, shownBytes: 3, artifact: kept.sha256 } } } as never, 2, first.hash);
+    const finished = seal(
+      {
+        v: 2,
+        at: 2,
+        type: "call.finished",
+        step: 1,
+        callId: "s1c1",
+        attempt: 1,
+        observation: { type: "result", content: "the", truncated: { strategy: "head", totalBytes: 16, shownBytes: 3, artifact: kept.sha256 } },
+      } as never,
+      2,
+      first.hash,
+    );
     await store.append(runId, [finished], { expectedSeq: 1, lease }, "running");
     const ok = await mf.dispatchFetch(`http://localhost/runs/${runId}/artifacts/${kept.sha256}`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
@@ -404,9 +454,13 @@ async function matrix(prefix: string): Promise<CrashResult[]> {
 describe("the crash matrix, where a crash is the object's reset", () => {
   it("durability sync, the world in memory: 4 side-effect classes x 5 points; the alarm resumes every run; no lost step, no unreconciled re-execution", () => matrix(""), scaled(120_000));
   it("durability output-gate, the world another object over RPC: the same", () => matrix("gate_"), scaled(120_000));
-  it("sees the harm when the output gate is trusted with an effect it does not hold back", async () => {
-    const rows = await matrix("unsafe_");
-    const effectful = SIDE_EFFECTS.filter((s) => s !== "read_only");
-    expect(matrixProblems(rows)).toEqual(effectful.flatMap((s) => ["during_effect", "after_effect", "after_finished"].map((p) => `${s} at ${p}: 1 unreconciled re-execution(s)`)));
-  }, scaled(120_000));
+  it(
+    "sees the harm when the output gate is trusted with an effect it does not hold back",
+    async () => {
+      const rows = await matrix("unsafe_");
+      const effectful = SIDE_EFFECTS.filter((s) => s !== "read_only");
+      expect(matrixProblems(rows)).toEqual(effectful.flatMap((s) => ["during_effect", "after_effect", "after_finished"].map((p) => `${s} at ${p}: 1 unreconciled re-execution(s)`)));
+    },
+    scaled(120_000),
+  );
 });

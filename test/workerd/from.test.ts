@@ -28,13 +28,21 @@ const request = async (path: string, headers: Record<string, string> = {}) => {
 
 describe("?from= on the Worker", () => {
   it("answers 4xx with a code for a from that is malformed or past the journal's end, and an empty tail for the last seq + 1", async () => {
-    const created = await mf.dispatchFetch("http://localhost/runs", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ task: "Summarise notes/todo.md into notes/summary.md" }) });
+    const created = await mf.dispatchFetch("http://localhost/runs", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ task: "Summarise notes/todo.md into notes/summary.md" }),
+    });
     const { runId } = (await created.json()) as { runId: string };
     // The demo waits for its write's approval: its journal stands still.
     await until(`run ${runId} to wait`, async () => JSON.parse((await request(`/runs/${runId}`)).text).run.status === "waiting");
     const seq = (JSON.parse((await request(`/runs/${runId}`)).text) as { run: { seq: number } }).run.seq;
     for (const from of ["1.5", "-1", "abc", "0", "1e3", String(seq + 2), "99999999"]) {
-      for (const [path, headers] of [[`/runs/${runId}/events?from=${from}`, {}], [`/runs/${runId}/events?from=${from}`, { accept: "text/event-stream" }], [`/runs/${runId}/export?from=${from}`, {}]] as const) {
+      for (const [path, headers] of [
+        [`/runs/${runId}/events?from=${from}`, {}],
+        [`/runs/${runId}/events?from=${from}`, { accept: "text/event-stream" }],
+        [`/runs/${runId}/export?from=${from}`, {}],
+      ] as const) {
         const r = await request(path, headers);
         expect([path, "accept" in headers, r.status]).toEqual([path, "accept" in headers, 400]);
         expect(["INVALID_QUERY", "FROM_PAST_END"]).toContain(r.error?.code);

@@ -40,9 +40,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Runs the suite's CLI, offline; answers its exit code and output. */
 function suite(args: string[], timeoutMs: number): Promise<{ code: number; out: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: `--import=file://${OFFLINE}`, ISOAGENT_OFFLINE_LOG: offlineLog, NO_COLOR: "1" } }, (error, stdout, stderr) => {
-      done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, out: `${stdout}\n${stderr}` });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_OPTIONS: `--import=file://${OFFLINE}`, ISOAGENT_OFFLINE_LOG: offlineLog, NO_COLOR: "1" } },
+      (error, stdout, stderr) => {
+        done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, out: `${stdout}\n${stderr}` });
+      },
+    );
   });
 }
 
@@ -71,7 +76,12 @@ async function freePort(): Promise<number> {
 describe("the official MCP conformance suite", () => {
   it("runs its processes behind a guard that refuses and logs any connection but to loopback (the guard can fail)", async () => {
     const probe = await new Promise<number>((done) =>
-      execFile(process.execPath, ["-e", "require('node:net').connect(443, '203.0.113.7').on('error', () => {})"], { env: { ...process.env, NODE_OPTIONS: `--import=file://${OFFLINE}`, ISOAGENT_OFFLINE_LOG: offlineLog } }, (e) => done(e === null ? 0 : 1)),
+      execFile(
+        process.execPath,
+        ["-e", "require('node:net').connect(443, '203.0.113.7').on('error', () => {})"],
+        { env: { ...process.env, NODE_OPTIONS: `--import=file://${OFFLINE}`, ISOAGENT_OFFLINE_LOG: offlineLog } },
+        (e) => done(e === null ? 0 : 1),
+      ),
     );
     expect(probe).toBe(1);
     expect(readFileSync(offlineLog, "utf8")).toBe("connect 203.0.113.7:443\n");
@@ -101,7 +111,14 @@ describe("the official MCP conformance suite", () => {
 
   it(`server: isoagent tools in mcpServer on workerd pass every scenario but the committed baseline (${expectedServerFailures.length}), offline`, async () => {
     const port = await freePort();
-    const mf = new Miniflare({ modules: true, script: await bundleWorker("examples/mcp-conformance/worker.ts"), compatibilityDate: "2026-07-01", host: "127.0.0.1", port, bindings: { ALLOWED_HOSTS: `127.0.0.1:${port},localhost:${port}` } });
+    const mf = new Miniflare({
+      modules: true,
+      script: await bundleWorker("examples/mcp-conformance/worker.ts"),
+      compatibilityDate: "2026-07-01",
+      host: "127.0.0.1",
+      port,
+      bindings: { ALLOWED_HOSTS: `127.0.0.1:${port},localhost:${port}` },
+    });
     try {
       await mf.ready;
       const outputDir = join(dir, "server");
@@ -109,10 +126,27 @@ describe("the official MCP conformance suite", () => {
       expect([r.code, r.code === 0 ? "" : r.out.slice(-3000)]).toEqual([0, ""]);
       const seen = outcomes(outputDir, "server-", false);
       expect([...seen.keys()].sort()).toEqual([...SCENARIOS.server.run].sort());
-      const failed = [...seen].filter(([, ok]) => !ok).map(([s]) => s).sort();
+      const failed = [...seen]
+        .filter(([, ok]) => !ok)
+        .map(([s]) => s)
+        .sort();
       expect(failed).toEqual([...expectedServerFailures].sort());
       // The tools scenarios isoagent's tools can serve all pass.
-      for (const s of ["server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error", "tools-call-with-progress", "json-schema-2020-12", "dns-rebinding-protection"]) expect([s, seen.get(s)]).toEqual([s, true]);
+      for (const s of [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-image",
+        "tools-call-audio",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
+        "tools-call-error",
+        "tools-call-with-progress",
+        "json-schema-2020-12",
+        "dns-rebinding-protection",
+      ])
+        expect([s, seen.get(s)]).toEqual([s, true]);
       expect(readFileSync(offlineLog, "utf8")).toBe("");
     } finally {
       await mf.dispose();

@@ -9,13 +9,32 @@
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDriver, memoryStore, rulesPolicy, type RunId } from "../../src/index.js";
-import { bundleText, exportRun, generateBundleKey, httpPlace, localPlace, movable, moveRun, signingKey, toolShapes, trustedKeys, type BundleJwk, type HttpFetch, type PlaceKeys } from "../../src/move/index.js";
+import {
+  bundleText,
+  exportRun,
+  generateBundleKey,
+  httpPlace,
+  localPlace,
+  movable,
+  moveRun,
+  signingKey,
+  toolShapes,
+  trustedKeys,
+  type BundleJwk,
+  type HttpFetch,
+  type PlaceKeys,
+} from "../../src/move/index.js";
 import { listScenario } from "../../src/testkit/index.js";
 import { until } from "../helpers/time.js";
 import { RUN_OBJECTS, startWorker } from "../helpers/workerd.js";
 
 const TOKEN = "workerd-trust-token-0123456789";
-const OBJECTS = { ...RUN_OBJECTS.durableObjects, WORLD: { className: "World", useSQLite: true }, WORKSPACES: { className: "WorkspaceObject", useSQLite: true }, SQL_PROBE: { className: "SqlProbe", useSQLite: true } };
+const OBJECTS = {
+  ...RUN_OBJECTS.durableObjects,
+  WORLD: { className: "World", useSQLite: true },
+  WORKSPACES: { className: "WorkspaceObject", useSQLite: true },
+  SQL_PROBE: { className: "SqlProbe", useSQLite: true },
+};
 let mf: Miniflare;
 let misconfigured: Miniflare;
 let tabKey: { privateJwk: BundleJwk; publicJwk: BundleJwk };
@@ -65,7 +84,11 @@ describe("a run moved into a Durable Object whose deployment trusts the tab's ke
     const text = await (await mf.dispatchFetch(`http://localhost/runs/${runId}/export`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     const end = JSON.parse(text.trim().split("\n").at(-1)!) as { end: { signature?: { kid: string; seq: number } } };
     expect(end.end.signature).toMatchObject({ kid: "edge-key", seq: home.seq });
-    expect(Object.values((await back.driver.state(runId)).approvals).filter((a) => a.status === "pending").map((a) => a.approvalId)).toEqual([asked!.approvalId]);
+    expect(
+      Object.values((await back.driver.state(runId)).approvals)
+        .filter((a) => a.status === "pending")
+        .map((a) => a.approvalId),
+    ).toEqual([asked!.approvalId]);
   });
 
   it("a tab whose key it does not trust, or whose signature by a trusted kid does not verify: asked again, or refused with nothing written", async () => {
@@ -76,12 +99,18 @@ describe("a run moved into a Durable Object whose deployment trusts the tab's ke
     expect((await moveRun(runId, t.place, edge(mf))).completed.reopened).toBe(1);
     await until(`run ${runId} to be asked again at the edge`, async () => (await api(mf, `/runs/${runId}`)).run.status === "waiting");
     const [again] = (await api(mf, `/runs/${runId}`)).run.approvals;
-    expect(again.request.note).toBe('the run came from "tab:node", which "edge" does not trust to decide for it (no key it trusts vouched for the run up to its move here): this call is decided here again');
+    expect(again.request.note).toBe(
+      'the run came from "tab:node", which "edge" does not trust to decide for it (no key it trusts vouched for the run up to its move here): this call is decided here again',
+    );
     // An impostor: the tab's kid, another key's signature.
     const other = newId("impostor");
     const u = tab({ signing: await signingKey({ ...stranger.privateJwk, kid: "tab-key" }) });
     await u.driver.start("ask read_only", { runId: other });
-    const res = await mf.dispatchFetch("http://localhost/runs/import", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" }, body: await bundleText(exportRun(u.store, other, { signing: await signingKey({ ...stranger.privateJwk, kid: "tab-key" }) })) });
+    const res = await mf.dispatchFetch("http://localhost/runs/import", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" },
+      body: await bundleText(exportRun(u.store, other, { signing: await signingKey({ ...stranger.privateJwk, kid: "tab-key" }) })),
+    });
     expect([res.status, ((await res.json()) as any).error]).toEqual([
       400,
       { code: "BUNDLE_SIGNATURE_INVALID", message: "the bundle's signature by key tab-key, which this place trusts, does not verify: the bundle was changed after it was signed; nothing was written" },
@@ -95,7 +124,14 @@ describe("a deployment whose keys are wrong", () => {
     const t = tab();
     const runId = newId("misconfigured");
     await t.driver.start("ask read_only", { runId });
-    const res = await misconfigured.dispatchFetch("http://localhost/runs/import", { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" }, body: await bundleText(exportRun(t.store, runId)) });
-    expect([res.status, ((await res.json()) as any).error]).toEqual([500, { code: "BUNDLE_KEY_INVALID", message: "trusted key 1 (kid edge-key) holds a private key (d): a place trusts another by its public key only" }]);
+    const res = await misconfigured.dispatchFetch("http://localhost/runs/import", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/x-ndjson" },
+      body: await bundleText(exportRun(t.store, runId)),
+    });
+    expect([res.status, ((await res.json()) as any).error]).toEqual([
+      500,
+      { code: "BUNDLE_KEY_INVALID", message: "trusted key 1 (kid edge-key) holds a private key (d): a place trusts another by its public key only" },
+    ]);
   });
 });

@@ -33,7 +33,10 @@ afterAll(async () => {
 });
 
 const api = async (path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> => {
-  const res = await mf.dispatchFetch(`http://localhost${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } } as never);
+  const res = await mf.dispatchFetch(`http://localhost${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+  } as never);
   const text = await res.text();
   return { status: res.status, body: text.startsWith("{") || text.startsWith("[") ? JSON.parse(text) : text };
 };
@@ -90,65 +93,77 @@ function resting(run: any): boolean {
 }
 
 describe("crash injection at every await point of an operator's operation on a hosted run (the object reset there)", () => {
-  it("approve, deny, settle (run_again, record_result, record_failure) and cancel: every run ends or waits with a pending approval; nothing is stranded; the index agrees", async () => {
-    const cases: Case[] = VARIANTS.flatMap((variant) => POINTS.map((point) => ({ runId: `opcrash_${variant.name}_${point}${variant.waitsOn === "interrupted_side_effect" ? "_local_mutation" : ""}`, variant, point })));
-    const pending = await Promise.all(cases.map(prepare));
-    // Every operator answers at once; each run's object is reset at its point.
-    const answered = await Promise.all(cases.map((c, k) => c.variant.answer(c.runId, pending[k]!)));
-    for (const [k, c] of cases.entries()) {
-      // Answered (200), or the reset reached the caller (500, before the reply left).
-      expect([c.runId, [200, 500].includes(answered[k]!.status)]).toEqual([c.runId, true]);
-    }
-    const ends = await Promise.all(
-      cases.map(async (c) => {
-        let last: unknown;
-        const run = await until(
-          () => `${c.runId} to end or wait with a pending approval (last: ${JSON.stringify(last)})`,
-          async () => {
-            const r = (await api(`/runs/${c.runId}`)).body.run;
-            last = { status: r.status, seq: r.seq, lease: r.lease, approvals: r.approvals.length };
-            return resting(r) ? r : undefined;
-          },
-          { timeoutMs: 60_000 },
-        );
-        const { operatorCrashed } = (await api(`/test/run/${c.runId}/world`)).body as { operatorCrashed: boolean };
-        return { c, run, operatorCrashed };
-      }),
-    );
-    const summary = ends.map(({ c, run, operatorCrashed }) => `${c.variant.name} at ${c.point}: ${run.status}${operatorCrashed ? " (reset)" : ""}`);
-    console.log(summary.join("\n"));
-    for (const { c, run, operatorCrashed } of ends) {
-      // Every planned reset happened.
-      expect([c.runId, operatorCrashed]).toEqual([c.runId, true]);
-      if (c.variant.op === "cancel") expect([c.runId, ["cancelled", "waiting"].includes(run.status)]).toEqual([c.runId, true]);
-      else expect([c.runId, run.status === "cancelled"]).toEqual([c.runId, false]);
-      // A reset once the index has heard of the answer loses nothing: the
-      // report left the object through its output gate, so the append before
-      // it was confirmed. (A reset right after the append, before anything
-      // left, may roll it back: the operator got an error, and the run still
-      // waits on the same approval.)
-      if (c.point === "reported" || c.point === "driving") {
-        const events = (await api(`/runs/${c.runId}/events`)).body.events as JournalEvent[];
-        const answeredIn = events.some((e) => (c.variant.op === "cancel" ? e.type === "run.cancelled" : e.type === "approval.resolved"));
-        expect([c.runId, answeredIn]).toEqual([c.runId, true]);
+  it(
+    "approve, deny, settle (run_again, record_result, record_failure) and cancel: every run ends or waits with a pending approval; nothing is stranded; the index agrees",
+    async () => {
+      const cases: Case[] = VARIANTS.flatMap((variant) =>
+        POINTS.map((point) => ({ runId: `opcrash_${variant.name}_${point}${variant.waitsOn === "interrupted_side_effect" ? "_local_mutation" : ""}`, variant, point })),
+      );
+      const pending = await Promise.all(cases.map(prepare));
+      // Every operator answers at once; each run's object is reset at its point.
+      const answered = await Promise.all(cases.map((c, k) => c.variant.answer(c.runId, pending[k]!)));
+      for (const [k, c] of cases.entries()) {
+        // Answered (200), or the reset reached the caller (500, before the reply left).
+        expect([c.runId, [200, 500].includes(answered[k]!.status)]).toEqual([c.runId, true]);
       }
-    }
-    // The index agrees with each run (status and seq) within a sweep.
-    await until("the index to agree with every run", async () => {
-      const listed = new Map(((await api("/runs?limit=500")).body.runs as { runId: string; status: string; seq: number }[]).map((r) => [r.runId, r]));
-      for (const { c } of ends) {
-        const run = (await api(`/runs/${c.runId}`)).body.run;
-        const row = listed.get(c.runId);
-        if (row === undefined || row.status !== run.status || row.seq !== run.seq) return false;
+      const ends = await Promise.all(
+        cases.map(async (c) => {
+          let last: unknown;
+          const run = await until(
+            () => `${c.runId} to end or wait with a pending approval (last: ${JSON.stringify(last)})`,
+            async () => {
+              const r = (await api(`/runs/${c.runId}`)).body.run;
+              last = { status: r.status, seq: r.seq, lease: r.lease, approvals: r.approvals.length };
+              return resting(r) ? r : undefined;
+            },
+            { timeoutMs: 60_000 },
+          );
+          const { operatorCrashed } = (await api(`/test/run/${c.runId}/world`)).body as { operatorCrashed: boolean };
+          return { c, run, operatorCrashed };
+        }),
+      );
+      const summary = ends.map(({ c, run, operatorCrashed }) => `${c.variant.name} at ${c.point}: ${run.status}${operatorCrashed ? " (reset)" : ""}`);
+      console.log(summary.join("\n"));
+      for (const { c, run, operatorCrashed } of ends) {
+        // Every planned reset happened.
+        expect([c.runId, operatorCrashed]).toEqual([c.runId, true]);
+        if (c.variant.op === "cancel") expect([c.runId, ["cancelled", "waiting"].includes(run.status)]).toEqual([c.runId, true]);
+        else expect([c.runId, run.status === "cancelled"]).toEqual([c.runId, false]);
+        // A reset once the index has heard of the answer loses nothing: the
+        // report left the object through its output gate, so the append before
+        // it was confirmed. (A reset right after the append, before anything
+        // left, may roll it back: the operator got an error, and the run still
+        // waits on the same approval.)
+        if (c.point === "reported" || c.point === "driving") {
+          const events = (await api(`/runs/${c.runId}/events`)).body.events as JournalEvent[];
+          const answeredIn = events.some((e) => (c.variant.op === "cancel" ? e.type === "run.cancelled" : e.type === "approval.resolved"));
+          expect([c.runId, answeredIn]).toEqual([c.runId, true]);
+        }
       }
-      return true;
-    });
-    // Nothing stranded: by the index's check (lease, alarm, each run's own status), and by the testkit's, through the Store port.
-    const report = (await api("/test/index/stranded?grace=0")).body as { stranded: unknown[]; unreachable: unknown[] };
-    expect(report.stranded).toEqual([]);
-    expect(report.unreachable).toEqual([]);
-    expect(await findStranded(remoteStore((path, body) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", body } as never)), Date.now(), { grace: 0 })).toEqual([]);
-  }, scaled(180_000));
+      // The index agrees with each run (status and seq) within a sweep.
+      await until("the index to agree with every run", async () => {
+        const listed = new Map(((await api("/runs?limit=500")).body.runs as { runId: string; status: string; seq: number }[]).map((r) => [r.runId, r]));
+        for (const { c } of ends) {
+          const run = (await api(`/runs/${c.runId}`)).body.run;
+          const row = listed.get(c.runId);
+          if (row === undefined || row.status !== run.status || row.seq !== run.seq) return false;
+        }
+        return true;
+      });
+      // Nothing stranded: by the index's check (lease, alarm, each run's own status), and by the testkit's, through the Store port.
+      const report = (await api("/test/index/stranded?grace=0")).body as { stranded: unknown[]; unreachable: unknown[] };
+      expect(report.stranded).toEqual([]);
+      expect(report.unreachable).toEqual([]);
+      expect(
+        await findStranded(
+          remoteStore((path, body) => mf.dispatchFetch(`http://localhost${path}`, { method: "POST", body } as never)),
+          Date.now(),
+          { grace: 0 },
+        ),
+      ).toEqual([]);
+    },
+    scaled(180_000),
+  );
 });
 
 describe("an answer that comes while the drive before it is finishing", () => {
@@ -225,7 +240,10 @@ describe("a hosted run its deployment can no longer resume", () => {
       return r.problem !== undefined ? r : undefined;
     });
     expect(run.status).toBe("running");
-    expect(run.problem).toEqual({ code: "TOOL_SHAPE_CHANGED", message: `run ${runId} was not offered tool "erase", which this driver offers (register tools conditionally; never change a tool's shape under a live run)` });
+    expect(run.problem).toEqual({
+      code: "TOOL_SHAPE_CHANGED",
+      message: `run ${runId} was not offered tool "erase", which this driver offers (register tools conditionally; never change a tool's shape under a live run)`,
+    });
     const world = (await api(`/test/run/${runId}/world`)).body as { log: { tool: string }[] };
     expect(world.log).toEqual([]);
   });

@@ -48,7 +48,13 @@ const host = async (runId: string, task: string): Promise<void> => expect(await 
 /** The run's spans as journalSpans derives them from its journal (read through the runs API). */
 async function derived(runId: string): Promise<{ ids: string[]; traceId: string; head: number }> {
   const events = (await api(`/runs/${runId}/events`)).events as JournalEvent[];
-  return { ids: journalSpans(events).map((s) => s.spanId).sort(), traceId: events[0]!.hash.slice(0, 32), head: events.at(-1)!.seq };
+  return {
+    ids: journalSpans(events)
+      .map((s) => s.spanId)
+      .sort(),
+    traceId: events[0]!.hash.slice(0, 32),
+    head: events.at(-1)!.seq,
+  };
 }
 
 const ended = async (runId: string): Promise<boolean> => (await api(`/runs/${runId}`)).run?.status === "completed";
@@ -97,7 +103,9 @@ describe("a run object exports its run's spans", () => {
     // Tried again with backoff, never in a hot loop: each wait at least the one before doubled (100, 200, 400 ms, then 400).
     const refusals = () => collector.refusals.filter((r) => r.traceIds.includes(all.traceId)).map((r) => r.at);
     await until("four exports of the run to be refused", () => refusals().length >= 4);
-    const gaps = refusals().slice(1).map((at, k) => at - refusals()[k]!);
+    const gaps = refusals()
+      .slice(1)
+      .map((at, k) => at - refusals()[k]!);
     // (workerd's clock moves only at I/O, so a wait may look a few ms short.)
     gaps.forEach((gap, k) => expect([k, gap]).toEqual([k, expect.toSatisfy((g: number) => g >= Math.min(100 * 2 ** k, 400) - 25)]));
     expect(collector.answered.refused).toBeGreaterThan(refused);
@@ -105,7 +113,11 @@ describe("a run object exports its run's spans", () => {
     // The object is reset; nothing calls it again. The collector comes back.
     await post(`/test/otel/${runId}/reset`);
     collector.mode = "accept";
-    await until(() => `every span of ${runId} at the collector (missing: ${all.ids.filter((id) => !collector.seen.has(id)).length})`, () => all.ids.every((id) => collector.seen.has(id)), { timeoutMs: 30_000 });
+    await until(
+      () => `every span of ${runId} at the collector (missing: ${all.ids.filter((id) => !collector.seen.has(id)).length})`,
+      () => all.ids.every((id) => collector.seen.has(id)),
+      { timeoutMs: 30_000 },
+    );
     expect(only(runId, collector.ids())).toEqual(all.ids);
     expect(collector.ids().filter((id) => !ownerOf.has(id))).toEqual([]);
     // The cursor reaches the run's head (once the collector's answer is in), in a table of its own beside the journal's.
@@ -134,7 +146,11 @@ describe("a run object exports its run's spans", () => {
     await until(`${runId} to complete after the reset`, () => ended(runId), { timeoutMs: 30_000 });
     const all = await derived(runId);
     for (const id of all.ids) ownerOf.set(id, runId);
-    await until(() => `every span of ${runId} at the collector (missing: ${all.ids.filter((id) => !collector.seen.has(id)).length})`, () => all.ids.every((id) => collector.seen.has(id)), { timeoutMs: 30_000 });
+    await until(
+      () => `every span of ${runId} at the collector (missing: ${all.ids.filter((id) => !collector.seen.has(id)).length})`,
+      () => all.ids.every((id) => collector.seen.has(id)),
+      { timeoutMs: 30_000 },
+    );
     expect(only(runId, collector.ids())).toEqual(all.ids);
     expect(collector.ids().filter((id) => !ownerOf.has(id))).toEqual([]);
     await until("the cursor to reach the run's head", async () => (await api(`/test/otel/${runId}/cursor`)).cursor === all.head);

@@ -27,7 +27,11 @@ afterAll(async () => {
   await mf?.dispose();
 });
 
-const call = (path: string, init: RequestInit = {}) => mf.dispatchFetch(`${ORIGIN}${path}`, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) } } as never) as unknown as Promise<Response>;
+const call = (path: string, init: RequestInit = {}) =>
+  mf.dispatchFetch(`${ORIGIN}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...(init.headers as Record<string, string>) },
+  } as never) as unknown as Promise<Response>;
 const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => (await (await call(path, init)).json()) as T;
 
 async function target(): Promise<FuzzTarget> {
@@ -65,7 +69,8 @@ describe("every route of the Worker, random requests", () => {
       const r = rng(1000 + seed);
       for (let k = 0; k < 300; k++) {
         const req = randomRequest(r, t);
-        const send = (body: FuzzRequest["body"]) => mf.dispatchFetch(`${ORIGIN}${req.path}`, { method: req.method, headers: req.headers, ...(body === undefined ? {} : { body }) } as never) as unknown as Promise<Response>;
+        const send = (body: FuzzRequest["body"]) =>
+          mf.dispatchFetch(`${ORIGIN}${req.path}`, { method: req.method, headers: req.headers, ...(body === undefined ? {} : { body }) } as never) as unknown as Promise<Response>;
         let res: Response;
         try {
           res = await send(req.body);

@@ -153,12 +153,21 @@ function renderRuns(runs: RunSummary[]): void {
   const list = $("runs");
   list.replaceChildren(
     ...runs.map((r) => {
-      const item = el("li", { "data-run": r.runId, "data-status": r.status, "data-custody": r.custody?.role ?? "owner", class: r.runId === selected ? "selected" : "" }, el("span", { class: "id" }, r.runId), " ", el("span", { class: `status ${r.status}` }, r.status), " ", el("span", { class: "seq" }, `${r.seq} events`));
+      const item = el(
+        "li",
+        { "data-run": r.runId, "data-status": r.status, "data-custody": r.custody?.role ?? "owner", class: r.runId === selected ? "selected" : "" },
+        el("span", { class: "id" }, r.runId),
+        " ",
+        el("span", { class: `status ${r.status}` }, r.status),
+        " ",
+        el("span", { class: "seq" }, `${r.seq} events`),
+      );
       if (r.custody !== undefined) item.append(" ", el("span", { class: "custody" }, r.custody.role === "moved" ? `moved to ${r.custody.to}` : r.custody.role.replace("_", " ")));
       if (edge !== undefined) {
         const mirror = mirrorOf(r);
         item.dataset["mirror"] = mirror;
-        if (r.custody === undefined) item.append(" ", el("span", { class: `mirror ${mirror.replace(/ /g, "-")}` }, mirror === "up to date" ? "mirrored" : mirror === "mirroring" ? "mirroring…" : `mirror ${mirror}`));
+        if (r.custody === undefined)
+          item.append(" ", el("span", { class: `mirror ${mirror.replace(/ /g, "-")}` }, mirror === "up to date" ? "mirrored" : mirror === "mirroring" ? "mirroring…" : `mirror ${mirror}`));
       }
       if (r.status === "running") item.title = leaseLine(r.status, r.lease);
       item.addEventListener("click", () => {
@@ -186,7 +195,18 @@ function renderApproval(runId: RunId, a: ApprovalState): HTMLElement {
     "section",
     { class: "approval", "data-approval": a.approvalId },
     el("h3", {}, r.kind === "call" ? `${r.tool} asks for approval` : `${r.tool} was interrupted: did it take effect?`),
-    el("dl", {}, el("dt", {}, "tool"), el("dd", { class: "tool" }, r.tool), el("dt", {}, "side effect"), el("dd", { class: "side-effect" }, r.sideEffect), el("dt", {}, "touches"), el("dd", { class: "resources" }, r.resources.map((x) => `${x.kind} ${x.value}`).join(", ") || "nothing declared"), el("dt", {}, "request"), el("dd", { class: "hash" }, `${a.requestHash.slice(0, 16)}…`)),
+    el(
+      "dl",
+      {},
+      el("dt", {}, "tool"),
+      el("dd", { class: "tool" }, r.tool),
+      el("dt", {}, "side effect"),
+      el("dd", { class: "side-effect" }, r.sideEffect),
+      el("dt", {}, "touches"),
+      el("dd", { class: "resources" }, r.resources.map((x) => `${x.kind} ${x.value}`).join(", ") || "nothing declared"),
+      el("dt", {}, "request"),
+      el("dd", { class: "hash" }, `${a.requestHash.slice(0, 16)}…`),
+    ),
     el("pre", { class: "args" }, JSON.stringify(r.args, null, 2)),
     // What the call would change (a diff, for a write), as the tool previews it: the request's hash covers it.
     ...(r.preview === undefined ? [] : [el("div", { class: "label" }, "what it would change"), previewView(r.preview)]),
@@ -201,7 +221,12 @@ async function renderRun(runId: RunId): Promise<void> {
   $("run-title").textContent = `${runId}: ${state.status}`;
   $("run").dataset["status"] = state.status;
   $("run").dataset["custody"] = custody?.role ?? "owner";
-  $("lease").textContent = custody === undefined ? leaseLine(state.status, await driver.lease(runId)) : custody.role === "moved" ? `moved to ${custody.to}: it is continued there (this copy takes nothing more)` : `a ${custody.role.replace("_", " ")} copy: owned elsewhere`;
+  $("lease").textContent =
+    custody === undefined
+      ? leaseLine(state.status, await driver.lease(runId))
+      : custody.role === "moved"
+        ? `moved to ${custody.to}: it is continued there (this copy takes nothing more)`
+        : `a ${custody.role.replace("_", " ")} copy: owned elsewhere`;
   edgeHint(runId, custody?.role === "moved" ? custody.to : undefined);
   const movable = edge !== undefined && custody === undefined && (state.status === "running" || state.status === "waiting") && !moving.has(runId);
   $("continue").hidden = !movable;
@@ -277,10 +302,13 @@ function resumeAt(at: number): void {
   if (at >= expiryAt) return;
   clearTimeout(expiryTimer);
   expiryAt = at;
-  expiryTimer = setTimeout(() => {
-    expiryAt = Number.POSITIVE_INFINITY;
-    if (driving === 0) void drive();
-  }, Math.max(0, at - Date.now()) + 50);
+  expiryTimer = setTimeout(
+    () => {
+      expiryAt = Number.POSITIVE_INFINITY;
+      if (driving === 0) void drive();
+    },
+    Math.max(0, at - Date.now()) + 50,
+  );
 }
 
 async function drive(runId?: RunId): Promise<void> {
@@ -302,7 +330,8 @@ async function drive(runId?: RunId): Promise<void> {
 
 // ---- the edge: mirror, moves, and settling what a closed tab cut -------------------
 
-const mirror: Mirror | undefined = edge === undefined ? undefined : mirrorRuns({ store, to: edge, everyMs: 2000, onState: (st) => (mirrorStates = [...mirrorStates.filter((x) => x.runId !== st.runId), st]) });
+const mirror: Mirror | undefined =
+  edge === undefined ? undefined : mirrorRuns({ store, to: edge, everyMs: 2000, onState: (st) => (mirrorStates = [...mirrorStates.filter((x) => x.runId !== st.runId), st]) });
 
 /**
  * A run that moved to the edge is answered there: the page says so, with
@@ -456,7 +485,6 @@ $("continue").addEventListener("click", () => {
   if (runId !== undefined) void continueInCloud(runId);
 });
 
-
 /**
  * Starting a run, safely retried: the click makes an idempotency key, kept
  * in sessionStorage with the task until the run is made, and the run's id is
@@ -470,7 +498,12 @@ async function startRun(pending: { key: string; task: JsonValue }): Promise<void
   const runId = idempotentRunId(`isoagent-example:${dbName}`, pending.key);
   for (let attempt = 1; ; attempt++) {
     try {
-      await createIdempotent(runId, pending.task, (id) => driver.create(pending.task, { runId: id }), async (id) => (await driver.state(id)).task);
+      await createIdempotent(
+        runId,
+        pending.task,
+        (id) => driver.create(pending.task, { runId: id }),
+        async (id) => (await driver.state(id)).task,
+      );
       break;
     } catch (e) {
       // A transient store failure is tried again with the same key; anything else is shown.
@@ -527,7 +560,14 @@ window.addEventListener("online", () => {
   mirror?.notify();
   void settleMoves();
 });
-if (edge !== undefined) setInterval(() => void loadEdge().then(async () => (unsettled ? settleMoves() : undefined)).then(refresh), 2000);
+if (edge !== undefined)
+  setInterval(
+    () =>
+      void loadEdge()
+        .then(async () => (unsettled ? settleMoves() : undefined))
+        .then(refresh),
+    2000,
+  );
 window.addEventListener("offline", () => void refresh());
 
 // Traces: exported while online when a collector is set (see traces.ts), never otherwise.

@@ -8,7 +8,19 @@ import type { JsonValue } from "../../json/index.js";
 import type { AnswerInfo, TranscriptItem } from "../../journal/index.js";
 import type { FetchLike } from "../../web.js";
 import { type AgentProgress, type AgentView, type ProposedCall } from "../port.js";
-import { modelAgent, observationText, statusOfCode, summaryText, systemPrompt, taskText, type ModelAgent, type ModelAgentOptions, type Parsed, type Protocol, type ProviderError } from "../model/agent.js";
+import {
+  modelAgent,
+  observationText,
+  statusOfCode,
+  summaryText,
+  systemPrompt,
+  taskText,
+  type ModelAgent,
+  type ModelAgentOptions,
+  type Parsed,
+  type Protocol,
+  type ProviderError,
+} from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
 import { parseSse } from "../model/sse.js";
@@ -92,7 +104,8 @@ export function anthropicProtocol(o: AnthropicRequestOptions): Protocol {
       }
     },
     // "prompt is too long: 215000 tokens > 200000 maximum" (400), or a body too large (413).
-    contextExceeded: (status, e) => (status === 400 && e.type === "invalid_request_error" && /prompt is too long|context window|too many tokens/i.test(e.message)) || (status === 413 && e.type === "request_too_large"),
+    contextExceeded: (status, e) =>
+      (status === 400 && e.type === "invalid_request_error" && /prompt is too long|context window|too many tokens/i.test(e.message)) || (status === 413 && e.type === "request_too_large"),
   };
 }
 
@@ -132,7 +145,12 @@ function blocksOf(item: TranscriptItem): Block[] {
 }
 
 /** The request: blocks of consecutive items with the same role make one message, as the API wants. */
-function request(view: AgentView, o: AnthropicRequestOptions, items: ItemCache<TranscriptItem, Block>, stable: { system: StableText; tools: StableText }): { path: string; body: JsonValue; text: string } {
+function request(
+  view: AgentView,
+  o: AnthropicRequestOptions,
+  items: ItemCache<TranscriptItem, Block>,
+  stable: { system: StableText; tools: StableText },
+): { path: string; body: JsonValue; text: string } {
   const messages: { role: "user" | "assistant"; content: JsonValue[] }[] = [];
   const messageTexts: string[] = [];
   let blockTexts: string[] = [];

@@ -13,10 +13,7 @@ import { backoffMs, resolveRetry, retryableStatus, retryAfterMs, type ResolvedRe
 import { readText, type ModelRequest, type NetworkError, type StreamError, type ModelResponse, type Transport } from "./transport.js";
 
 /** What a provider's answer amounted to. */
-export type Parsed =
-  | { readonly kind: "decision"; readonly decision: AgentDecision }
-  | { readonly kind: "refusal"; readonly text: string }
-  | { readonly kind: "empty"; readonly why: string };
+export type Parsed = { readonly kind: "decision"; readonly decision: AgentDecision } | { readonly kind: "refusal"; readonly text: string } | { readonly kind: "empty"; readonly why: string };
 
 /** One provider's wire format. */
 export interface Protocol {

@@ -7,7 +7,6 @@ import type { AnswerInfo } from "../../journal/index.js";
 import { AgentError, type AgentDecision, type ProposedCall } from "../port.js";
 import type { Parsed } from "./agent.js";
 
-
 /** A provider's call id as the journal can keep it (ids the driver would refuse are made safe, deterministically). */
 export function safeCallId(id: unknown, index: number, seen: Set<string>): string | undefined {
   if (typeof id !== "string" || id === "") return undefined;

@@ -68,8 +68,7 @@ export function openaiAgent(options: OpenAIAgentOptions): ModelAgent {
   if (typeof request.model !== "string" || request.model === "") throw new TypeError("openaiAgent needs a model");
   if (options.transport === undefined && (typeof options.apiKey !== "string" || options.apiKey === "")) throw new TypeError("openaiAgent needs an apiKey (or a transport)");
   const transport =
-    options.transport ??
-    httpTransport({ baseUrl: options.baseUrl ?? "https://api.openai.com/v1", headers: { authorization: `Bearer ${options.apiKey}`, ...options.headers }, fetch: options.fetch });
+    options.transport ?? httpTransport({ baseUrl: options.baseUrl ?? "https://api.openai.com/v1", headers: { authorization: `Bearer ${options.apiKey}`, ...options.headers }, fetch: options.fetch });
   return modelAgent(openaiProtocol(request), transport, { provider: "openai", ...request } as never, {
     ...options,
     secrets: [...(options.secrets ?? []), ...(options.apiKey === undefined ? [] : [options.apiKey])],

@@ -70,7 +70,11 @@ export function recordingAgent(agent: ModelAgent): ModelAgent & { readonly recor
             }
           } finally {
             // What the adapter read, however it ended.
-            recording.exchanges.push({ hash: hashOf(request), request: { path: request.path, body: JSON.parse(request.text ?? JSON.stringify(request.body)) as JsonValue }, response: { status: res.status, headers, body: text + decode() } });
+            recording.exchanges.push({
+              hash: hashOf(request),
+              request: { path: request.path, body: JSON.parse(request.text ?? JSON.stringify(request.body)) as JsonValue },
+              response: { status: res.status, headers, body: text + decode() },
+            });
           }
         },
       },

@@ -55,7 +55,12 @@ function approvalRequiredObservation(tool: string): Observation {
 const key = (r: ResourceRef, op: string | undefined): string => `${r.kind}\u0000${r.value}\u0000${op ?? ""}`;
 
 /** Runs one served call; answers the observation, and the content when it succeeded. */
-export async function serveCall(entry: { tool: Tool<never, unknown>; compiled: CompiledTool<never> }, rawArgs: string, call: ServedCall, options: ServedCallOptions): Promise<{ observation: Observation; value?: JsonValue }> {
+export async function serveCall(
+  entry: { tool: Tool<never, unknown>; compiled: CompiledTool<never> },
+  rawArgs: string,
+  call: ServedCall,
+  options: ServedCallOptions,
+): Promise<{ observation: Observation; value?: JsonValue }> {
   const t = entry.compiled;
   const p: Projection = {
     redact: options.redact,

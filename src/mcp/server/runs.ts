@@ -73,7 +73,9 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       inputSchema: strict({ status: { type: "array", items: { enum: [...RUN_STATUSES] }, uniqueItems: true }, limit: { type: "integer", minimum: 1, maximum: 500 } }, []),
       operator: false,
       annotations: READ,
-      run: async (a) => ({ runs: (await backend.list({ ...(a["status"] === undefined ? {} : { status: a["status"] as RunStatus[] }), limit: (a["limit"] as number | undefined) ?? 50 })) as unknown as JsonValue }),
+      run: async (a) => ({
+        runs: (await backend.list({ ...(a["status"] === undefined ? {} : { status: a["status"] as RunStatus[] }), limit: (a["limit"] as number | undefined) ?? 50 })) as unknown as JsonValue,
+      }),
     },
     {
       name: "isoagent_get_run",
@@ -125,7 +127,8 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
         const approvalId = parseApprovalId(String(a["approvalId"]));
         const by = caller.by ?? "operator (MCP)";
         const reason = a["reason"] === undefined ? {} : { reason: String(a["reason"]) };
-        if (a["decision"] === "approve") await backend.approve(runId, approvalId, { requestHash: String(a["requestHash"]), by, ...reason, ...(a["answer"] === undefined ? {} : { answer: String(a["answer"]) }) });
+        if (a["decision"] === "approve")
+          await backend.approve(runId, approvalId, { requestHash: String(a["requestHash"]), by, ...reason, ...(a["answer"] === undefined ? {} : { answer: String(a["answer"]) }) });
         else await backend.deny(runId, approvalId, { requestHash: String(a["requestHash"]), by, ...reason });
         return { ok: true };
       },
@@ -163,13 +166,17 @@ export async function serveRunTool(t: RunTool, args: unknown, caller: McpCaller)
   if (schema === undefined) compiled.set(t, (schema = compileSchema(t.inputSchema)));
   const verdict = schema.validate((args ?? {}) as JsonValue);
   if (!verdict.valid) {
-    const issues = verdict.issues.slice(0, 5).map((i) => `${i.instanceLocation || "/"}: ${i.message}`).join("; ");
+    const issues = verdict.issues
+      .slice(0, 5)
+      .map((i) => `${i.instanceLocation || "/"}: ${i.message}`)
+      .join("; ");
     return { ok: false, text: contract(`invalid arguments for ${t.name}: ${issues}`, `Call ${t.name} again with arguments that match its input schema.`, "If you cannot, stop and say why.") };
   }
   try {
     return { ok: true, value: await t.run((args ?? {}) as Record<string, JsonValue>, caller) };
   } catch (e) {
-    if (isIsoagentError(e) && !isIsoagentError(e, "CRASH")) return { ok: false, text: contract(`${e.code}: ${e.message}`, "Read the run's state and approvals again before another answer.", "If it keeps failing, stop and report it.") };
+    if (isIsoagentError(e) && !isIsoagentError(e, "CRASH"))
+      return { ok: false, text: contract(`${e.code}: ${e.message}`, "Read the run's state and approvals again before another answer.", "If it keeps failing, stop and report it.") };
     return { ok: false, text: contract(`${t.name} failed unexpectedly.`, "Try again once.", "If it fails again, stop and report it.") };
   }
 }

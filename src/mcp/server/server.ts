@@ -99,9 +99,7 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
   const inFlight = new Map<string, { abort(): void }>();
 
   const listed = (caller: McpCaller): JsonObject[] => [
-    ...compiled
-      .filter((c) => c.permission === "allow")
-      .map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema as JsonValue, annotations: ANNOTATIONS[c.sideEffect]! })),
+    ...compiled.filter((c) => c.permission === "allow").map((c) => ({ name: c.name, description: c.description, inputSchema: c.inputSchema as JsonValue, annotations: ANNOTATIONS[c.sideEffect]! })),
     ...control.filter((r) => !r.operator || caller.scope === "operator").map((r) => ({ name: r.name, description: r.description, inputSchema: r.inputSchema, annotations: r.annotations })),
   ];
 
@@ -130,20 +128,25 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
     if (!key.startsWith("\u0000")) inFlight.set(key, controller);
     let last = -Infinity;
     try {
-      const out = await serveCall(entry, JSON.stringify(args), {
-        callId: `mcp_${String(id).replace(NOT_ID_CHARS, "_").slice(0, 100)}`,
-        idempotencyKey: typeof given === "string" && given.length > 0 && given.length <= 256 ? `mcp:${given}` : `mcp:${randomUuid()}`,
-        signal: controller.signal,
-        progress: (u) => {
-          if (progress === undefined || typeof u !== "object" || u === null || typeof u.progress !== "number" || !Number.isFinite(u.progress) || u.progress < last) return;
-          last = u.progress;
-          progress({
-            progress: u.progress,
-            ...(typeof u.total === "number" && Number.isFinite(u.total) ? { total: u.total } : {}),
-            ...(typeof u.message === "string" ? { message: oneLine(u.message, redact) } : {}),
-          });
+      const out = await serveCall(
+        entry,
+        JSON.stringify(args),
+        {
+          callId: `mcp_${String(id).replace(NOT_ID_CHARS, "_").slice(0, 100)}`,
+          idempotencyKey: typeof given === "string" && given.length > 0 && given.length <= 256 ? `mcp:${given}` : `mcp:${randomUuid()}`,
+          signal: controller.signal,
+          progress: (u) => {
+            if (progress === undefined || typeof u !== "object" || u === null || typeof u.progress !== "number" || !Number.isFinite(u.progress) || u.progress < last) return;
+            last = u.progress;
+            progress({
+              progress: u.progress,
+              ...(typeof u.total === "number" && Number.isFinite(u.total) ? { total: u.total } : {}),
+              ...(typeof u.message === "string" ? { message: oneLine(u.message, redact) } : {}),
+            });
+          },
         },
-      }, { policy, redact, artifacts: options.artifacts });
+        { policy, redact, artifacts: options.artifacts },
+      );
       const o = out.observation;
       if (o.type !== "result") return resultResponse(id, textResult(o.error, true));
       const custom = out.value === undefined ? undefined : options.present?.(name, out.value);
@@ -161,7 +164,12 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
       case "initialize": {
         const asked = params["protocolVersion"];
         const version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-        return resultResponse(m.id, { protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo, ...(options.instructions === undefined ? {} : { instructions: options.instructions }) });
+        return resultResponse(m.id, {
+          protocolVersion: version,
+          capabilities: { tools: { listChanged: false } },
+          serverInfo,
+          ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+        });
       }
       case "ping":
         return resultResponse(m.id, {});
@@ -183,14 +191,18 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
       if (origin !== null && !allowedOrigins.includes(origin.toLowerCase())) return forbidden("this origin may not call the MCP endpoint");
       const host = request.headers.get("host");
       if (options.allowedHosts !== undefined && (host === null || !options.allowedHosts.map((h) => h.toLowerCase()).includes(host.toLowerCase()))) return forbidden("this host name is not served");
-      if (request.method !== "POST") return respond(405, JSON.stringify(errorResponse(null, -32000, "Method not allowed: this server keeps no streams (POST only)")), { ...JSON_HEADERS, allow: "POST" });
+      if (request.method !== "POST")
+        return respond(405, JSON.stringify(errorResponse(null, -32000, "Method not allowed: this server keeps no streams (POST only)")), { ...JSON_HEADERS, allow: "POST" });
       const version = request.headers.get("mcp-protocol-version");
-      if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return respond(400, JSON.stringify(errorResponse(null, RPC.INVALID_REQUEST, `Unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`)), JSON_HEADERS);
-      if (!/^application\/json\s*(;|$)/i.test((request.headers.get("content-type") ?? "").trim())) return respond(415, JSON.stringify(errorResponse(null, RPC.INVALID_REQUEST, "the body must be JSON, sent with content-type: application/json")), JSON_HEADERS);
+      if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+        return respond(400, JSON.stringify(errorResponse(null, RPC.INVALID_REQUEST, `Unsupported protocol version ${JSON.stringify(version.slice(0, 40))}`)), JSON_HEADERS);
+      if (!/^application\/json\s*(;|$)/i.test((request.headers.get("content-type") ?? "").trim()))
+        return respond(415, JSON.stringify(errorResponse(null, RPC.INVALID_REQUEST, "the body must be JSON, sent with content-type: application/json")), JSON_HEADERS);
       const body = await readBody(request, maxBody);
       if (body === undefined) return respond(413, JSON.stringify(errorResponse(null, RPC.INVALID_REQUEST, `the body is larger than ${maxBody} bytes`)), JSON_HEADERS);
       const m = parseMessage(body);
-      if (typeof m === "string") return respond(400, JSON.stringify(errorResponse(null, m.startsWith("not valid JSON") ? RPC.PARSE_ERROR : RPC.INVALID_REQUEST, `Invalid message: ${m}`)), JSON_HEADERS);
+      if (typeof m === "string")
+        return respond(400, JSON.stringify(errorResponse(null, m.startsWith("not valid JSON") ? RPC.PARSE_ERROR : RPC.INVALID_REQUEST, `Invalid message: ${m}`)), JSON_HEADERS);
       if (!isRequest(m)) {
         if (isNotification(m) && m.method === "notifications/cancelled") {
           const id = m.params?.["requestId"];
@@ -204,7 +216,9 @@ export function mcpServer(options: McpServerOptions = {}): McpServer {
       const sse = m.method === "tools/call" && (typeof token === "string" || typeof token === "number") && (request.headers.get("accept") ?? "").includes("text/event-stream");
       if (!sse) return respond(200, JSON.stringify(await handleRequest(m, caller, session, undefined)), { ...JSON_HEADERS, ...headers });
       const { response, writer } = streaming(200, { "content-type": "text/event-stream", ...headers });
-      void handleRequest(m, caller, session, (p) => writer.write(sseEvent({ event: "message", data: JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token as JsonValue, ...p } }) })))
+      void handleRequest(m, caller, session, (p) =>
+        writer.write(sseEvent({ event: "message", data: JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token as JsonValue, ...p } }) })),
+      )
         .then((reply) => writer.write(sseEvent({ event: "message", data: JSON.stringify(reply) })))
         .catch(() => writer.write(sseEvent({ event: "message", data: JSON.stringify(errorResponse(m.id, RPC.INTERNAL_ERROR, "internal error")) })))
         .finally(() => writer.close());

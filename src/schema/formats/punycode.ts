@@ -45,7 +45,7 @@ export function punycodeDecode(input: string): number[] | undefined {
   let n = INITIAL_N;
   let i = 0;
   let bias = INITIAL_BIAS;
-  for (let pos = delimiter > 0 ? delimiter + 1 : 0; pos < input.length; ) {
+  for (let pos = delimiter > 0 ? delimiter + 1 : 0; pos < input.length;) {
     const oldi = i;
     let w = 1;
     for (let k = BASE; ; k += BASE) {

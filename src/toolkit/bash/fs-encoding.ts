@@ -11,7 +11,6 @@ import type { JbEncoding as BufferEncoding } from "./just-bash.js";
 /** What just-bash writes: a string (in an encoding) or bytes. */
 export type FileContent = string | Uint8Array;
 
-
 function fromBase64(text: string): Uint8Array {
   const clean = text.replace(/[^A-Za-z0-9+/]/g, "");
   const out = new Uint8Array(Math.floor((clean.length * 3) / 4));

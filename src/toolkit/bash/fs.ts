@@ -155,9 +155,7 @@ export class WorkspaceFs extends StagedTree {
     }
     if (r.key !== "" && this.fileVisible(r.key)) throw fsError("ENOTDIR", "not a directory", "scandir", r.path);
     if (!this.dirVisible(r.key)) throw fsError("ENOENT", "no such file or directory", "scandir", r.path);
-    return [...this.children(r.key)]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, dir]) => ({ name, isFile: !dir, isDirectory: dir, isSymbolicLink: false }));
+    return [...this.children(r.key)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, dir]) => ({ name, isFile: !dir, isDirectory: dir, isSymbolicLink: false }));
   }
 
   async rm(path: string, options?: RmOptions): Promise<void> {

@@ -175,7 +175,7 @@ export async function interpret(justBash: JustBash, job: InterpretJob, fs: objec
   yes ??= justBash.defineCommand("yes", async (args, ctx) => {
     const line = `${args.length === 0 ? "y" : args.join(" ")}\n`;
     // At most the shell's string length too: in the calling thread that is derived from the timeout (limits.ts).
-    const cap = Math.min(YES_MAX_BYTES, (ctx as { limits?: { maxStringLength?: unknown } } | undefined)?.limits?.maxStringLength as number | undefined ?? YES_MAX_BYTES);
+    const cap = Math.min(YES_MAX_BYTES, ((ctx as { limits?: { maxStringLength?: unknown } } | undefined)?.limits?.maxStringLength as number | undefined) ?? YES_MAX_BYTES);
     return { stdout: line.repeat(Math.max(1, Math.floor(cap / line.length))), stderr: "", exitCode: 0 };
   });
   const commands = availableOf(justBash, job.commands);

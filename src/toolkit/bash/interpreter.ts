@@ -107,7 +107,8 @@ function fetchOptions(o: Parameters<JbSecureFetch>[1]): FetchOptions {
   const given = o.headers;
   if (given !== undefined) {
     const headers: Record<string, string> = {};
-    if (typeof (given as { forEach?: unknown }).forEach === "function" && !Object.hasOwn(given, "forEach")) (given as { forEach(cb: (value: string, key: string) => void): void }).forEach((v, k) => void (headers[k] = v));
+    if (typeof (given as { forEach?: unknown }).forEach === "function" && !Object.hasOwn(given, "forEach"))
+      (given as { forEach(cb: (value: string, key: string) => void): void }).forEach((v, k) => void (headers[k] = v));
     else for (const [k, v] of Object.entries(given as Record<string, string>)) headers[k] = v;
     out.headers = headers;
   }

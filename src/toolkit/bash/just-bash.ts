@@ -32,7 +32,15 @@ export interface JbFetchResult {
 /** curl's fetch: a URL and options, an answer. */
 export type JbSecureFetch = (
   url: string,
-  options?: { method?: string; headers?: Record<string, string> | { forEach(cb: (value: string, key: string) => void): void }; body?: string; followRedirects?: boolean; timeoutMs?: number; maxRedirects?: number; signal?: unknown },
+  options?: {
+    method?: string;
+    headers?: Record<string, string> | { forEach(cb: (value: string, key: string) => void): void };
+    body?: string;
+    followRedirects?: boolean;
+    timeoutMs?: number;
+    maxRedirects?: number;
+    signal?: unknown;
+  },
 ) => Promise<JbFetchResult>;
 
 export interface JbExecResult {
@@ -61,8 +69,25 @@ export interface JbBashOptions {
 
 /** The filesystem operations that cross (resolvePath and getAllPaths are answered where the interpreter is: see interpreter.ts). */
 export const FS_METHODS = [
-  "readFile", "readFileBuffer", "writeFile", "appendFile", "exists", "stat", "lstat", "mkdir", "readdir", "readdirWithFileTypes",
-  "rm", "cp", "mv", "chmod", "symlink", "link", "readlink", "realpath", "utimes",
+  "readFile",
+  "readFileBuffer",
+  "writeFile",
+  "appendFile",
+  "exists",
+  "stat",
+  "lstat",
+  "mkdir",
+  "readdir",
+  "readdirWithFileTypes",
+  "rm",
+  "cp",
+  "mv",
+  "chmod",
+  "symlink",
+  "link",
+  "readlink",
+  "realpath",
+  "utimes",
 ] as const;
 
 /** The module, as far as the shell uses it. */

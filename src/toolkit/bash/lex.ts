@@ -157,7 +157,7 @@ export function lex(s: string, subs: string[]): Token[] {
         continue;
       }
     }
-    if (c === "&" && (s[k + 1] === ">" )) {
+    if (c === "&" && s[k + 1] === ">") {
       const op = s.startsWith("&>>", k) ? "&>>" : "&>";
       tokens.push({ kind: "redir", start: k, end: k + op.length, op, fd: undefined });
       k += op.length;
@@ -177,7 +177,7 @@ export function lex(s: string, subs: string[]): Token[] {
       const d = s[k]!;
       if ((d === "<" || d === ">") && s[k + 1] === "(") {
         // Process substitution: a command's text.
-        k = skipExpansion(s, k, subs) ;
+        k = skipExpansion(s, k, subs);
         literal = false;
         continue;
       }

@@ -70,7 +70,8 @@ export function shellFetch(
         const headers: Record<string, string> = {};
         const given = options.headers;
         if (given !== undefined) {
-          if (typeof given.forEach === "function" && !Object.hasOwn(given, "forEach")) (given as { forEach(cb: (value: string, key: string) => void): void }).forEach((v, k) => void (headers[k.toLowerCase()] = v));
+          if (typeof given.forEach === "function" && !Object.hasOwn(given, "forEach"))
+            (given as { forEach(cb: (value: string, key: string) => void): void }).forEach((v, k) => void (headers[k.toLowerCase()] = v));
           else for (const [k, v] of Object.entries(given as Record<string, string>)) headers[k.toLowerCase()] = v;
         }
         // Credentials go last: a header the command set cannot replace them.
@@ -82,7 +83,10 @@ export function shellFetch(
           if (hops >= Math.min(options.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS)) throw new Error(`too many redirects (at most ${MAX_REDIRECTS})`);
           const next = parseUrl(location, url.href);
           if (next === undefined) throw new Error("a redirect to an address that does not parse");
-          void res.body?.getReader().cancel().catch(() => {});
+          void res.body
+            ?.getReader()
+            .cancel()
+            .catch(() => {});
           if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === "POST")) {
             method = "GET";
             body = undefined;

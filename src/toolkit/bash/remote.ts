@@ -114,7 +114,14 @@ let nextRun = 0;
  * and its requests through `fetch`; the thread is terminated at `stopAfterMs`
  * (from now) or when `signal` aborts.
  */
-export async function runRemote(runner: BashRunner, job: InterpretJob, fs: WorkspaceFs, fetch: JbSecureFetch | undefined, signal: AbortSignalLike | undefined, stopAfterMs: number): Promise<RemoteOutcome> {
+export async function runRemote(
+  runner: BashRunner,
+  job: InterpretJob,
+  fs: WorkspaceFs,
+  fetch: JbSecureFetch | undefined,
+  signal: AbortSignalLike | undefined,
+  stopAfterMs: number,
+): Promise<RemoteOutcome> {
   const pool = poolOf(runner);
   if (pool.unavailable) return { kind: "unavailable" };
   let lane = pool.idle.pop();

@@ -25,7 +25,30 @@ const RESERVED = new Set(["if", "then", "elif", "else", "fi", "do", "done", "whi
 /** Commands that run the command that follows them (after their options). */
 const WRAPPERS = new Set(["time", "timeout", "env", "nice", "nohup", "command", "builtin", "exec", "xargs"]);
 /** Commands whose operands are files they read. */
-const READS = new Set(["cat", "tac", "wc", "nl", "rev", "md5sum", "sha1sum", "sha256sum", "file", "stat", "ls", "du", "diff", "comm", "head", "tail", "tree", "strings", "od", "base64", "source", "."]);
+const READS = new Set([
+  "cat",
+  "tac",
+  "wc",
+  "nl",
+  "rev",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "file",
+  "stat",
+  "ls",
+  "du",
+  "diff",
+  "comm",
+  "head",
+  "tail",
+  "tree",
+  "strings",
+  "od",
+  "base64",
+  "source",
+  ".",
+]);
 /** Commands whose operands are files they write (create or change). */
 const WRITES = new Set(["touch", "mkdir", "tee"]);
 /** Commands whose operands are files they delete. */
@@ -104,7 +127,14 @@ export function simpleCommand(s: string, segment: Token[], afterCd: boolean, fou
     return false;
   }
   if (base === "eval") {
-    if (argv.slice(1).every((w) => w.value !== undefined)) found.nested(argv.slice(1).map((w) => w.value).join(" "), afterCd);
+    if (argv.slice(1).every((w) => w.value !== undefined))
+      found.nested(
+        argv
+          .slice(1)
+          .map((w) => w.value)
+          .join(" "),
+        afterCd,
+      );
     return false;
   }
   if (WRAPPERS.has(base)) {

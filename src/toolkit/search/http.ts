@@ -8,12 +8,7 @@ import { isSearchError, SearchError } from "./port.js";
 /** The most bytes of an answer read (a search answer is a few KB). */
 const MAX_BYTES = 2 * 1024 * 1024;
 
-export async function requestJson(
-  fetch: FetchLike,
-  url: string,
-  init: { method: "GET" | "POST"; headers: Record<string, string>; body?: string },
-  signal: AbortSignalLike,
-): Promise<JsonValue> {
+export async function requestJson(fetch: FetchLike, url: string, init: { method: "GET" | "POST"; headers: Record<string, string>; body?: string }, signal: AbortSignalLike): Promise<JsonValue> {
   let res;
   try {
     res = await fetch(url, { ...init, signal, redirect: "error" });
@@ -21,7 +16,10 @@ export async function requestJson(
     throw new SearchError("network");
   }
   if (res.status < 200 || res.status > 299) {
-    void res.body?.getReader().cancel().catch(() => {});
+    void res.body
+      ?.getReader()
+      .cancel()
+      .catch(() => {});
     throw new SearchError("status", { status: res.status, retryAfterMs: retryAfterMs({ status: res.status, header: (n) => res.headers.get(n) }, Date.now()) });
   }
   let bytes: Uint8Array;

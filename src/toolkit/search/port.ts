@@ -37,7 +37,10 @@ export class SearchError extends IsoagentError {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
   constructor(kind: "network" | "status" | "malformed", options: { status?: number; retryAfterMs?: number | undefined } = {}) {
-    super("SEARCH_FAILED", kind === "status" ? `the search provider answered ${options.status}` : kind === "network" ? "the search provider could not be reached" : "the search provider's answer could not be read");
+    super(
+      "SEARCH_FAILED",
+      kind === "status" ? `the search provider answered ${options.status}` : kind === "network" ? "the search provider could not be reached" : "the search provider's answer could not be read",
+    );
     this.name = "SearchError";
     this.kind = kind;
     this.status = options.status;

@@ -76,7 +76,10 @@ export function webSearchTool(options: WebSearchOptions): Tool<{ query: string; 
       });
     }
     if (e.status === 401 || e.status === 403) {
-      return new ToolError(`${name} refused the request (${e.status}): web search is not set up correctly`, { next: "Do not retry: go on without web search.", recovery: "Say that web search is unavailable." });
+      return new ToolError(`${name} refused the request (${e.status}): web search is not set up correctly`, {
+        next: "Do not retry: go on without web search.",
+        recovery: "Say that web search is unavailable.",
+      });
     }
     return new ToolError(`${name} answered ${e.status}`, {
       next: (e.status ?? 0) >= 500 ? "Try again later." : "Try a different query.",

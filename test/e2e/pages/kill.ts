@@ -7,7 +7,24 @@
  * test answers as the operator through `window.kill`.
  */
 import { idbStore } from "../../../adapters/idb/index.js";
-import { call, calls, createDriver, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type SideEffect, type Tool } from "../../../src/index.js";
+import {
+  call,
+  calls,
+  createDriver,
+  defineTool,
+  final,
+  rulesPolicy,
+  scriptedAgent,
+  strictObject,
+  string,
+  type Agent,
+  type JournalEvent,
+  type LeaseView,
+  type RunId,
+  type RunOutcome,
+  type SideEffect,
+  type Tool,
+} from "../../../src/index.js";
 import { findStranded, type StrandedRun } from "../../../src/testkit/index.js";
 
 declare global {
@@ -58,7 +75,10 @@ const driver = createDriver({
   store,
   agent: agent(),
   tools: [effectTool("look", "read_only"), effectTool("note", "local_mutation"), effectTool("send", "remote_mutation"), effectTool("wipe", "destructive")],
-  policy: rulesPolicy([{ tool: "note", permission: "ask" }, { tool: "wipe", permission: "ask" }]),
+  policy: rulesPolicy([
+    { tool: "note", permission: "ask" },
+    { tool: "wipe", permission: "ask" },
+  ]),
   owner,
   leaseTtlMs: 1_500,
 });

@@ -36,11 +36,32 @@ const mcp = {
     const finished = (await store.read("run_page" as never)).find((e) => e.type === "call.finished") as unknown as { observation: JsonValue };
     await connection.close();
     // The server, answering this page's own client through fetch.
-    const shout = defineTool<{ text: string }>({ name: "shout", description: "Upper-cases text.", inputSchema: strictObject({ text: string() }), sideEffect: "read_only", timeoutMs: 1000, call: (a) => a.text.toUpperCase() });
+    const shout = defineTool<{ text: string }>({
+      name: "shout",
+      description: "Upper-cases text.",
+      inputSchema: strictObject({ text: string() }),
+      sideEffect: "read_only",
+      timeoutMs: 1000,
+      call: (a) => a.text.toUpperCase(),
+    });
     const server = mcpServer({ tools: [shout as Tool<never, unknown>] });
     const local = await connectMcp({ url: `${location.origin}/in-page-mcp`, http: { fetch: (url, init) => server.fetch(new Request(url, init as RequestInit) as never) as never } });
     const served = await mcpTools(local, { trustAnnotations: true });
-    const out = await served.tools[0]!.call({ text: "served" } as never, { runId: "r", step: 1, callId: "c", attempt: 1, idempotencyKey: "k", fencingToken: 0, signal: new AbortController().signal, permit: () => ({ permission: "allow" }), progress: () => {}, putArtifact: async () => ({ sha256: "", size: 0 }) } as never);
+    const out = await served.tools[0]!.call(
+      { text: "served" } as never,
+      {
+        runId: "r",
+        step: 1,
+        callId: "c",
+        attempt: 1,
+        idempotencyKey: "k",
+        fencingToken: 0,
+        signal: new AbortController().signal,
+        permit: () => ({ permission: "allow" }),
+        progress: () => {},
+        putArtifact: async () => ({ sha256: "", size: 0 }),
+      } as never,
+    );
     await local.close();
     await new Promise((r) => setTimeout(r, 50));
     return { observation: finished.observation, served: out as JsonValue, violations: [...violations] };

@@ -51,7 +51,10 @@ export function tool(definition: SdkTool["definition"], handler: SdkTool["handle
   return { definition, handler };
 }
 
-export async function startSdkServer(initial: readonly SdkTool[], options: { name?: string; stateless?: boolean; /** Answer requests with JSON bodies rather than SSE streams. */ json?: boolean } = {}): Promise<SdkServer> {
+export async function startSdkServer(
+  initial: readonly SdkTool[],
+  options: { name?: string; stateless?: boolean; /** Answer requests with JSON bodies rather than SSE streams. */ json?: boolean } = {},
+): Promise<SdkServer> {
   const tools = new Map(initial.map((t) => [t.definition.name, t]));
   const calls: SdkServer["calls"] = [];
   const initializes: SdkServer["initializes"] = [];
@@ -75,7 +78,10 @@ export async function startSdkServer(initial: readonly SdkTool[], options: { nam
         sessionId: ctx.sessionId,
         progress: async (progress, total, message) => {
           if (token === undefined) return;
-          await ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } } as never);
+          await ctx.mcpReq.notify({
+            method: "notifications/progress",
+            params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
+          } as never);
         },
         elicit: async (p) => (await ctx.mcpReq.elicitInput(p as never)) as never,
         sample: async (p) => (await ctx.mcpReq.requestSampling(p as never)) as never,
@@ -89,12 +95,16 @@ export async function startSdkServer(initial: readonly SdkTool[], options: { nam
     const sid = request.headers.get("mcp-session-id");
     if (sid !== null) {
       const s = sessions.get(sid);
-      if (s === undefined) return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }), { status: 404, headers: { "content-type": "application/json" } });
+      if (s === undefined)
+        return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }), { status: 404, headers: { "content-type": "application/json" } });
       sessionsSeen.add(sid);
       return s.transport.handleRequest(request);
     }
     if (request.method === "POST") {
-      const body = await request.clone().json().catch(() => null);
+      const body = await request
+        .clone()
+        .json()
+        .catch(() => null);
       if (body?.method === "initialize" || options.stateless === true) {
         const server = makeServer();
         const transport = new WebStandardStreamableHTTPServerTransport({
@@ -119,7 +129,12 @@ export async function startSdkServer(initial: readonly SdkTool[], options: { nam
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
       const controller = new AbortController();
       res.on("close", () => controller.abort());
-      const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "GET", headers, signal: controller.signal, ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}) });
+      const request = new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+        method: req.method ?? "GET",
+        headers,
+        signal: controller.signal,
+        ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
+      });
       const response = await handle(request);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body === null) return void res.end();

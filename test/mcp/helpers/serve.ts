@@ -12,7 +12,12 @@ export async function serveFetch(handler: (request: Request) => Promise<Response
       const controller = new AbortController();
       res.on("close", () => controller.abort());
       const host = req.headers.host ?? "127.0.0.1";
-      const request = new Request(`http://${host}${req.url ?? "/"}`, { method: req.method ?? "GET", headers, signal: controller.signal, ...(req.method === "POST" || req.method === "PUT" ? { body: Buffer.concat(chunks) } : {}) });
+      const request = new Request(`http://${host}${req.url ?? "/"}`, {
+        method: req.method ?? "GET",
+        headers,
+        signal: controller.signal,
+        ...(req.method === "POST" || req.method === "PUT" ? { body: Buffer.concat(chunks) } : {}),
+      });
       const response = await handler(request);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (response.body === null) return void res.end();

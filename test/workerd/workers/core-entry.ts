@@ -55,7 +55,11 @@ export default {
     });
     // Patterns in linear time there too (the matcher, and RegExp for a proved one), with no eval.
     const hostile = `${"a".repeat(64)}!`;
-    const patterns = [compileSchema({ pattern: "^(a+)+$" }), compileSchema({ pattern: "^[a-z]+!$", evaluator: "reference" }), compileSchema({ pattern: "^(a|b)*$", unevaluatedItems: false, type: "string" })].map((s) => s.validate(hostile).valid);
+    const patterns = [
+      compileSchema({ pattern: "^(a+)+$" }),
+      compileSchema({ pattern: "^[a-z]+!$", evaluator: "reference" }),
+      compileSchema({ pattern: "^(a|b)*$", unevaluatedItems: false, type: "string" }),
+    ].map((s) => s.validate(hostile).valid);
     return Response.json({
       codegen,
       checks,

@@ -18,7 +18,20 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { runObjectClass, sqlWorkspace, durableObjectStore, RunIndex, workerApp, wire, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { createDriver, defineTool, isIsoagentError, rulesPolicy, strictObject, string, type RunId, type JournalEvent, type JsonValue, type SideEffect, type Store, type Tool } from "../../../src/index.js";
+import {
+  createDriver,
+  defineTool,
+  isIsoagentError,
+  rulesPolicy,
+  strictObject,
+  string,
+  type RunId,
+  type JournalEvent,
+  type JsonValue,
+  type SideEffect,
+  type Store,
+  type Tool,
+} from "../../../src/index.js";
 import { SIDE_EFFECTS } from "../../../src/tools/index.js";
 import { seal, type RunCreated } from "../../../src/journal/index.js";
 import type { FaultPoint } from "../../../src/testkit/index.js";
@@ -56,7 +69,13 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
 
-type Env = WorkerEnv & { readonly WORLD: DurableObjectNamespace<World>; readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>; readonly SQL_PROBE: DurableObjectNamespace<SqlProbe>; readonly SQL_PROBE_V2: DurableObjectNamespace<SqlProbeV2>; readonly INDEX_PROBE: DurableObjectNamespace<IndexProbe> };
+type Env = WorkerEnv & {
+  readonly WORLD: DurableObjectNamespace<World>;
+  readonly WORKSPACES: DurableObjectNamespace<WorkspaceObject>;
+  readonly SQL_PROBE: DurableObjectNamespace<SqlProbe>;
+  readonly SQL_PROBE_V2: DurableObjectNamespace<SqlProbeV2>;
+  readonly INDEX_PROBE: DurableObjectNamespace<IndexProbe>;
+};
 
 /** A workspace in an object's SQLite storage, reached over RPC by the workspace tool cases running in Node. */
 export class WorkspaceObject extends DurableObject {
@@ -138,9 +157,19 @@ export class SqlProbeV2 extends DurableObject {
       version,
       before,
       head,
-      after: { summary: reopened.summary(), events: reopened.read(runId).map((e) => JSON.stringify(e)), fromMiddle: reopened.read(runId, 5).map((e) => e.seq), fromOld: reopened.read(runId, 3).map((e) => e.seq) },
+      after: {
+        summary: reopened.summary(),
+        events: reopened.read(runId).map((e) => JSON.stringify(e)),
+        fromMiddle: reopened.read(runId, 5).map((e) => e.seq),
+        fromOld: reopened.read(runId, 3).map((e) => e.seq),
+      },
       row: JSON.parse(row.body) as unknown,
-      expected: { events: [first, resumed, decided].map((e) => JSON.stringify(e)), appended: [permission, started].map((e) => JSON.stringify(e)), hashes: [permission.hash, started.hash], prev: decided.hash },
+      expected: {
+        events: [first, resumed, decided].map((e) => JSON.stringify(e)),
+        appended: [permission, started].map((e) => JSON.stringify(e)),
+        hashes: [permission.hash, started.hash],
+        prev: decided.hash,
+      },
     };
   }
 }
@@ -235,17 +264,34 @@ const Base = runObjectClass<Env>({
     gated(hc.runId)
       ? gatedTools(hc)
       : scenario(hc)
-      .setup()
-      .tools.map((t) => ({
-        ...t,
-        call: async (args: never, ctx: Parameters<Tool<never, unknown>["call"]>[1]) => {
-          LOGS.set(hc.runId, [...(LOGS.get(hc.runId) ?? []), { tool: t.name, key: ctx.idempotencyKey, sideEffect: t.sideEffect }]);
-          const result = await t.call(args, ctx);
-          crashOnce(hc, "during_effect");
-          return result;
-        },
-      }) as Tool<never, unknown>)
-      .concat(RESHAPED.has(hc.runId) ? [defineTool({ name: "erase", description: "Erase everything.", inputSchema: strictObject({}), sideEffect: "destructive", permission: "ask", timeoutMs: 1000, call: () => "erased" }) as Tool<never, unknown>] : []),
+          .setup()
+          .tools.map(
+            (t) =>
+              ({
+                ...t,
+                call: async (args: never, ctx: Parameters<Tool<never, unknown>["call"]>[1]) => {
+                  LOGS.set(hc.runId, [...(LOGS.get(hc.runId) ?? []), { tool: t.name, key: ctx.idempotencyKey, sideEffect: t.sideEffect }]);
+                  const result = await t.call(args, ctx);
+                  crashOnce(hc, "during_effect");
+                  return result;
+                },
+              }) as Tool<never, unknown>,
+          )
+          .concat(
+            RESHAPED.has(hc.runId)
+              ? [
+                  defineTool({
+                    name: "erase",
+                    description: "Erase everything.",
+                    inputSchema: strictObject({}),
+                    sideEffect: "destructive",
+                    permission: "ask",
+                    timeoutMs: 1000,
+                    call: () => "erased",
+                  }) as Tool<never, unknown>,
+                ]
+              : [],
+          ),
   policy: (hc) => rulesPolicy(typeof hc.task === "string" && hc.task.startsWith("ask ") ? [{ tool: "add_item", permission: "ask" }] : []),
   hostFaults: (hc) => ({
     at: async (point) => {
@@ -284,10 +330,13 @@ export class RunObject extends Base {
     if (release) return void HOLDS.get(runId)?.release();
     let let_go!: () => void;
     const promise = new Promise<void>((r) => (let_go = r));
-    HOLDS.set(runId, { promise, release: () => {
-      HOLDS.delete(runId);
-      let_go();
-    } });
+    HOLDS.set(runId, {
+      promise,
+      release: () => {
+        HOLDS.delete(runId);
+        let_go();
+      },
+    });
   }
   /** The next incarnation of the run's object offers one more tool (a deployment that changed its tools): resets the object. */
   testReshape(runId: string): void {

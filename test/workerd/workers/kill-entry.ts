@@ -23,7 +23,7 @@ function effectTool(env: Env, runId: string, name: string, sideEffect: SideEffec
     ...(sideEffect === "read_only" ? { sideEffect, parallelSafe: true } : { sideEffect, permission: "allow" as const }),
     timeoutMs: 10_000,
     call: async (args, ctx) => {
-      await new Promise((r) => setTimeout(r, 20 + (ctx.idempotencyKey.length * 7 + ctx.attempt * 13) % 120));
+      await new Promise((r) => setTimeout(r, 20 + ((ctx.idempotencyKey.length * 7 + ctx.attempt * 13) % 120)));
       const res = await fetch(`${env.OBSERVER_URL}/effect`, {
         method: "POST",
         body: JSON.stringify({ runId, key: ctx.idempotencyKey, attempt: ctx.attempt, tool: name, sideEffect, what: args.what }),
@@ -45,7 +45,11 @@ export const RunObject = runObjectClass<Env>({
   leaseTtlMs: 2_000,
   tools: ({ env, runId }) => TOOLS.map(([name, sideEffect]) => effectTool(env, runId, name, sideEffect)),
   // An operator answers: every local mutation and destructive call asks first.
-  policy: () => rulesPolicy([{ tool: "note", permission: "ask" }, { tool: "wipe", permission: "ask" }]),
+  policy: () =>
+    rulesPolicy([
+      { tool: "note", permission: "ask" },
+      { tool: "wipe", permission: "ask" },
+    ]),
   // Six steps over every class (two read_only calls in parallel), then a
   // final answer; each decision takes a model's while (100-400 ms), the
   // window in which a run just answered is runnable and not yet written to.

@@ -32,7 +32,15 @@ const Base = runObjectClass<Env>({
   tools: () => [add, look],
   // "ask": every add waits for an operator; otherwise the run goes through on its own.
   policy: (hc) => rulesPolicy(hc.task === "ask" ? [{ tool: "add", permission: "ask" }] : []),
-  otel: ({ env }) => ({ endpoint: env.OTEL_ENDPOINT, headers: { authorization: "Bearer otel-test-key" }, resource: { serviceName: "otel-workerd-test" }, delayMs: 20, backoffMs: 100, maxBackoffMs: 400, timeoutMs: 2000 }),
+  otel: ({ env }) => ({
+    endpoint: env.OTEL_ENDPOINT,
+    headers: { authorization: "Bearer otel-test-key" },
+    resource: { serviceName: "otel-workerd-test" },
+    delayMs: 20,
+    backoffMs: 100,
+    maxBackoffMs: 400,
+    timeoutMs: 2000,
+  }),
 });
 
 export class RunObject extends Base {
@@ -42,7 +50,10 @@ export class RunObject extends Base {
   }
   /** The run's export cursor, and the object's SQLite tables. */
   async testCursor(runId: string): Promise<{ cursor: number; tables: string[] }> {
-    const tables = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY name").toArray().map((r) => r.name);
+    const tables = this.ctx.storage.sql
+      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY name")
+      .toArray()
+      .map((r) => r.name);
     return { cursor: await sqlCursor(this.ctx.storage).get(runId as RunId), tables };
   }
 }

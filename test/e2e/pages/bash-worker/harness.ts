@@ -12,7 +12,6 @@ import { idbWorkspace } from "../../../../adapters/idb/index.js";
 import { bashTool } from "../../../../adapters/bash-web/entry.js";
 import { call, calls, createDriver, final, memoryStore, scriptedAgent, type Tool } from "../../../../src/index.js";
 
-
 const violations: string[] = [];
 document.addEventListener("securitypolicyviolation", (e) => violations.push(`${e.violatedDirective}: ${e.blockedURI}`));
 const warnings: string[] = [];
@@ -22,9 +21,21 @@ console.warn = (...a: unknown[]) => {
   warn(...a);
 };
 
-const COMMANDS = ["cat notes/a.md | wc -l; echo x > b.txt; ls", "p=/etc; echo x > $p/passwd", `echo ${"a".repeat(130)} | sed ':a; s/a/aa/; ba'`, "echo changed > notes/a.md; while true; do :; done", "printf 'a\\tb\\n' | cut -f2 | tr a-z A-Z"];
+const COMMANDS = [
+  "cat notes/a.md | wc -l; echo x > b.txt; ls",
+  "p=/etc; echo x > $p/passwd",
+  `echo ${"a".repeat(130)} | sed ':a; s/a/aa/; ba'`,
+  "echo changed > notes/a.md; while true; do :; done",
+  "printf 'a\\tb\\n' | cut -f2 | tr a-z A-Z",
+];
 
-async function run(): Promise<{ outcomes: { observation: unknown; fired: number; status: string; stopped: string | undefined }[]; files: Record<string, string>; violations: string[]; warnings: string[]; workers: boolean }> {
+async function run(): Promise<{
+  outcomes: { observation: unknown; fired: number; status: string; stopped: string | undefined }[];
+  files: Record<string, string>;
+  violations: string[];
+  warnings: string[];
+  workers: boolean;
+}> {
   const ws = idbWorkspace({ name: `bash-worker-${crypto.randomUUID()}` });
   await ws.commit([{ path: "notes/a.md", bytes: new TextEncoder().encode("one\ntwo\n") }]);
   const bash = bashTool({ workspace: ws, requireApproval: false, timeoutMs: 3000 });
