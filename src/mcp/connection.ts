@@ -10,56 +10,18 @@ import { isIsoagentError } from "../errors.js";
 import { cleanText } from "../call/hygiene.js";
 import type { JsonValue } from "../json/index.js";
 import { after, newAbortController, randomBytes, type AbortSignalLike } from "../web.js";
-import { answerServer, type McpCallContext, type McpSamplingAgent } from "./answer.js";
-import type { McpElicitHandler } from "./elicit.js";
+import { answerServer, type McpCallContext } from "./answer.js";
 import { McpError } from "./errors.js";
-import { streamableHttp, type StreamableHttpOptions } from "./http.js";
+import { streamableHttp } from "./http.js";
 import { errorResponse, isErrorResponse, isNotification, isRequest, isResult, resultResponse, RPC, type JsonObject, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest } from "./jsonrpc.js";
-import { readSessionState, type McpSessionState, type McpSessionStore } from "./sessions.js";
+import type { McpConnectOptions, McpProgress } from "./connect-options.js";
+import { readSessionState, type McpSessionState } from "./sessions.js";
 import type { McpTransport } from "./transport.js";
 
 /** The protocol revision this client asks for. */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
 /** The revisions this client and `mcpServer` speak. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-
-/** A server's progress report on a request. */
-export interface McpProgress {
-  readonly progress: number;
-  readonly total?: number;
-  readonly message?: string;
-}
-
-/** Options of {@link connectMcp}. */
-export interface McpConnectOptions {
-  /** The server's Streamable HTTP endpoint; or give a `transport`. */
-  readonly url?: string | undefined;
-  /** Another transport (the SDK's stdio, through isoagent/mcp/stdio). */
-  readonly transport?: McpTransport | undefined;
-  /** For Streamable HTTP: headers (an `Authorization` for the server), `fetch`, size and reconnection limits. */
-  readonly http?: Omit<StreamableHttpOptions, "url"> | undefined;
-  /** How this client names itself. Default `{ name: "isoagent", version: "0.1.0" }`. */
-  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined;
-  /** Answers elicitation requests, live. Default: decline. */
-  readonly elicit?: McpElicitHandler | undefined;
-  /** Answers sampling requests. Default: none (refused, and not offered). */
-  readonly sampling?: McpSamplingAgent | undefined;
-  /** Where the session is kept, to resume it after a restart. */
-  readonly sessions?: McpSessionStore | undefined;
-  /** The session's key in `sessions`. Default: the URL. */
-  readonly sessionKey?: string | undefined;
-  /** For initialize, list and ping requests (a call's timeout is its tool's). Default 30,000 ms. */
-  readonly timeoutMs?: number | undefined;
-  /**
-   * Open the server's own stream (HTTP GET) for what it sends outside any
-   * request: tools/list_changed, and requests some servers send there (an
-   * elicitation). A server without one answers 405 and nothing more is
-   * tried. On Cloudflare the open stream keeps the run object awake; false
-   * leaves it closed (list_changed then goes unheard: use verify "every_call").
-   * Default true.
-   */
-  readonly listen?: boolean | undefined;
-}
 
 interface Pending {
   resolve(result: JsonObject): void;

@@ -7,7 +7,8 @@
  * @module
  */
 export { McpError, type McpErrorCode } from "./errors.js";
-export { connectMcp, LATEST_PROTOCOL_VERSION, McpConnection, SUPPORTED_PROTOCOL_VERSIONS, type McpConnectOptions, type McpProgress } from "./connection.js";
+export { connectMcp, LATEST_PROTOCOL_VERSION, McpConnection, SUPPORTED_PROTOCOL_VERSIONS } from "./connection.js";
+export type { McpConnectOptions, McpProgress } from "./connect-options.js";
 export { type McpCallContext, type McpSamplingAgent, type McpSamplingRequest } from "./answer.js";
 export { declineElicitation, type McpElicitation, type McpElicitHandler, type McpElicitResult, type McpFormValue } from "./elicit.js";
 export { streamableHttp, StreamableHttpTransport, type StreamableHttpOptions } from "./http.js";
