@@ -6,24 +6,30 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "coverage/**", "node_modules/**", "bench/**", ".data/**", "**/*.js", "**/*.mjs"] },
+  { ignores: ["dist/**", "coverage/**", "node_modules/**", "bench/**", ".data/**", ".stryker-tmp/**", "reports/**", "**/*.js", "**/*.mjs"] },
   {
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: {
       parser: tseslint.parser,
-      // The programs npm run typecheck checks, each with its own platform's types (a file is read in the first that has it).
+      // The programs npm run typecheck checks, each with its own platform's
+      // types. A file is read in the first that has it, and a program is
+      // built only when a file needs it: the test program first (it holds
+      // src/, the Node and DOM adapters, test/ and scripts/), then the
+      // Workers program (the Durable Object adapter and the example Worker),
+      // the browser example and the console. The others hold no file these
+      // do not, and are never built (10 programs built took 70 s; 4, 40 s).
       parserOptions: {
         project: [
+          "tsconfig.test.json",
+          "test/workerd/workers/tsconfig.json",
+          "examples/browser/tsconfig.json",
+          "console/tsconfig.json",
           "adapters/idb/tsconfig.json",
           "adapters/durable-object/tsconfig.json",
           "adapters/mcp-stdio/tsconfig.json",
           "adapters/bash-node/tsconfig.json",
           "adapters/bash-web/tsconfig.json",
-          "examples/browser/tsconfig.json",
           "examples/worker/tsconfig.json",
-          "test/workerd/workers/tsconfig.json",
-          "console/tsconfig.json",
-          "tsconfig.test.json",
         ],
         tsconfigRootDir: import.meta.dirname,
       },

@@ -39,8 +39,8 @@ export const AREAS = {
     tests: ["test/schema/**/*.test.ts", "test/tools/**/*.test.ts", "test/testkit/fuzz.test.ts"],
   },
   policy: {
-    what: "policy: rulesPolicy, allOf, evaluatePolicy, workspacePolicy, pathScopePolicy, globs",
-    mutate: ["src/policy/**/*.ts", "!src/policy/index.ts"],
+    what: "policy: rulesPolicy, allOf, evaluatePolicy, workspacePolicy, pathScopePolicy, globs, and the one path rule they share with the tools and the shell (src/paths.ts)",
+    mutate: ["src/policy/**/*.ts", "!src/policy/index.ts", "src/paths.ts"],
     tests: ["test/policy/**/*.test.ts", "test/gate/**/*.test.ts", "test/toolkit/**/*.test.ts"],
   },
   store: {
