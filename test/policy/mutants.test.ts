@@ -88,6 +88,32 @@ describe("globs", () => {
   });
 });
 
+describe("a glob too long to match", () => {
+  const long = "*a".repeat(600);
+  const shown = JSON.stringify(`${long.slice(0, 40)}…`);
+  const why = "(its pattern expands to more than 1000 steps (each repetition counts its copies: a{1000} is 1,000))";
+
+  it("is refused with its first 40 characters and where it is", () => {
+    expect(refusal(() => compileGlob(long))).toEqual(refused(`glob: the glob ${shown} is too long to match ${why}`));
+    expect(refusal(() => compileGlob(long, "grant 3"))).toEqual(refused(`grant 3: the glob ${shown} is too long to match ${why}`));
+  });
+
+  it("is refused when the policy is made, as a rule's tool or its resource, not at its first call", () => {
+    expect(refusal(() => rulesPolicy([{ permission: "deny" }, { tool: long, permission: "deny" }]))).toEqual(refused(`rule 2: the glob ${shown} is too long to match ${why}`));
+    expect(refusal(() => rulesPolicy([{ resource: { kind: "path", match: long }, permission: "deny" }]))).toEqual(refused(`rule 1: the glob ${shown} is too long to match ${why}`));
+    expect(
+      refusal(() =>
+        workspacePolicy({
+          grants: [
+            { match: "notes/**", operation: "read" },
+            { match: long, operation: ["read", "write"] },
+          ],
+        }),
+      ),
+    ).toEqual(refused(`grant 2: the glob ${shown} is too long to match ${why}`));
+  });
+});
+
 describe("rulesPolicy", () => {
   it("refuses rules that are not objects", () => {
     // policy.ts:159 (the check → false, || → &&, each side → false; its message).
@@ -226,6 +252,11 @@ describe("workspacePolicy", () => {
     const policy = workspacePolicy({ deny: ["secret.txt"] });
     expect(policy(path(" /etc/passwd"))).toEqual({ permission: "deny", reason: "outside the workspace" });
     expect(policy(path(" secret.txt "))).toEqual({ permission: "deny", reason: "denied by the workspace policy" });
+    // workspace.ts insideKey (value.trim() → value): spaces around "/" or a folder's slash are read as the tools read them.
+    const folders = workspacePolicy({ deny: ["notes/"] });
+    expect(folders(path("notes/ "))).toEqual({ permission: "deny", reason: "denied by the workspace policy" });
+    expect(folders(path("notes"))).toEqual({ permission: "allow" });
+    expect(folders(path(" / "))).toEqual({ permission: "allow" });
   });
 
   it("takes ~ alone as outside, and a colon after the first folder as part of a name", () => {
