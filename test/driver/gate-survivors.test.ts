@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { toDecision } from "../../src/call/gate.js";
 import { call, calls, defineTool, final, strictObject, string, type Agent, type Tool, type ToolContext } from "../../src/index.js";
 import { Crash } from "../../src/testkit/index.js";
+import { JOURNAL_VERSION } from "../../src/journal/index.js";
 import { crashAt, eventsOf, harness } from "./helpers.js";
 
 const input = strictObject({ text: string("Text") });
@@ -156,6 +157,13 @@ describe("the approval request of an interrupted side effect", () => {
     expect(interrupted.status).toBe("waiting");
     const a = interrupted.approvals.find((x) => x.request.kind === "interrupted_side_effect")!;
     expect(a.request).not.toHaveProperty("wantsAnswer");
+    // mutation: gate.ts requestApproval, the version stamp `interrupted === undefined ? 2 : JOURNAL_VERSION`:
+    // a request with what bounded recovery records is a v4 event; a plain one keeps its v2 stamp.
+    const requested = (await h.store.read(waiting.runId)).filter((e) => e.type === "approval.requested");
+    expect(requested.map((e) => [e.type === "approval.requested" && e.request.kind, e.v])).toEqual([
+      ["call", 2],
+      ["interrupted_side_effect", JOURNAL_VERSION],
+    ]);
     await driver2.approve(waiting.runId, a.approvalId, { requestHash: a.requestHash, by: "ana" });
     expect((await driver2.resume(waiting.runId)).status).toBe("completed");
   });
