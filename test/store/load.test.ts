@@ -88,6 +88,10 @@ describe("loadState", () => {
     expect((await loadStateAt(store, runId)).snapshotSeq).toBe(5);
     expect((await loadStateAt(store, runId, { transcript: false })).snapshotSeq).toBe(5);
     expect(await loadStateAt(store, runId, { transcript: true })).toEqual({ state: reduce(events), snapshotSeq: 0 });
+    // A snapshot with the transcript serves a caller that asks for it.
+    const whole = await aRun();
+    await whole.store.putSnapshot(whole.runId, snapshotAt(whole.events, 5));
+    expect(await loadStateAt(whole.store, whole.runId, { transcript: true })).toEqual({ state: reduce(whole.events), snapshotSeq: 5 });
   });
 
   it("does not use a snapshot without the transcript when a compaction follows it (the compaction needs the whole transcript)", async () => {
