@@ -127,6 +127,9 @@ describe.skipIf(!present)("every API error is shown, in words", () => {
     await consoleLogin(page, node.origin, TOKEN);
     await open(page, runId, "waiting");
     await page.locator("section.approval button.approve").waitFor();
+    // Every read of the run the page sent has been answered (a second one, sent as the run
+    // was picked, could otherwise be answered after the move and show it before the click).
+    await page.waitForLoadState("networkidle");
     // Meanwhile the run moves to the tab: this place keeps a copy that takes no answer.
     await node.moveAway(runId);
     const [a] = (await node.api(`/runs/${runId}`)).body.run.approvals;
@@ -152,6 +155,7 @@ describe.skipIf(!present)("every API error is shown, in words", () => {
     await page.route(new RegExp(`/runs/${runId}/events$`), silentStream);
     await consoleLogin(page, node.origin, TOKEN);
     await open(page, runId, "waiting");
+    await page.waitForLoadState("networkidle");
     const [a] = (await node.api(`/runs/${runId}`)).body.run.approvals;
     const answer = { decision: "deny", requestHash: a.requestHash, by: "someone else", reason: "not today" };
     expect((await node.api(`/runs/${runId}/approvals/${a.approvalId}`, { method: "POST", body: answer })).status).toBe(200);
