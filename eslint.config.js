@@ -11,26 +11,17 @@ export default tseslint.config(
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: {
       parser: tseslint.parser,
-      // The programs npm run typecheck checks, each with its own platform's
-      // types. A file is read in the first that has it, and a program is
-      // built only when a file needs it: the test program first (it holds
-      // src/, the Node and DOM adapters, test/ and scripts/), then the
-      // Workers program (the Durable Object adapter and the example Worker),
-      // the browser example and the console. The others hold no file these
-      // do not, and are never built (10 programs built took 70 s; 4, 40 s).
+      // The programs npm run typecheck checks that hold every linted file,
+      // each with its own platform's types; a file is read in the first that
+      // has it, and a program is built only when a file needs it. The test
+      // program holds src/, the Node and DOM adapters, test/ and scripts/;
+      // the Workers program the Durable Object adapter and the example
+      // Worker; then the browser example and the console. The adapters' own
+      // programs hold nothing more: listed, they were built for nothing
+      // (10 programs built: 66 s of CPU; these 4: 46 s). A file in none of
+      // them fails the lint.
       parserOptions: {
-        project: [
-          "tsconfig.test.json",
-          "test/workerd/workers/tsconfig.json",
-          "examples/browser/tsconfig.json",
-          "console/tsconfig.json",
-          "adapters/idb/tsconfig.json",
-          "adapters/durable-object/tsconfig.json",
-          "adapters/mcp-stdio/tsconfig.json",
-          "adapters/bash-node/tsconfig.json",
-          "adapters/bash-web/tsconfig.json",
-          "examples/worker/tsconfig.json",
-        ],
+        project: ["tsconfig.test.json", "test/workerd/workers/tsconfig.json", "examples/browser/tsconfig.json", "console/tsconfig.json"],
         tsconfigRootDir: import.meta.dirname,
       },
     },
