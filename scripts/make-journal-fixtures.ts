@@ -1,5 +1,5 @@
 /**
- * Writes the journal fixtures of the version this code writes (v4) under
+ * Writes the journal fixtures of the version this code writes (v5) under
  * test/fixtures/journals/, from deterministic runs (manual clock, sequential
  * ids, fixed owners). Fixtures are never edited: this script refuses to
  * overwrite one. The v1 fixtures were written by version 1 of this script
@@ -188,4 +188,39 @@ await save("v4-no-progress", async () => {
     outcome = await driver(owner).resume(outcome.runId);
   }
   return { store, runId: outcome.runId };
+});
+
+// v5: a conversation of three turns. The second is stopped while its write
+// waits for an approval (the call is closed without running); the third
+// asks again, is approved, answered, then regenerated from its message;
+// then the conversation is closed. The second message carries a file.
+await save("v5-conversation", async () => {
+  const clock = manualClock();
+  const store = memoryStore({ clock });
+  const note = defineTool({
+    name: "write_note",
+    description: "Writes a note.",
+    inputSchema: strictObject({ text: string() }),
+    sideEffect: "local_mutation",
+    permission: "ask",
+    timeoutMs: 1000,
+    call: async ({ text }) => ({ written: text }),
+  }) as Tool<never, unknown>;
+  const agent = scriptedAgent([final("hello"), calls(call("write_note", { text: "X" })), calls(call("write_note", { text: "X" })), final("noted"), final("noted again")]);
+  const driver = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", agent, tools: [note] });
+  const chat = await driver.create("Be brief.", { conversation: true });
+  await driver.send(chat, { id: "m1", text: "hi", metadata: { client: "fixture" } });
+  await driver.resume(chat);
+  await driver.send(chat, { id: "m2", text: "note X", files: [{ mediaType: "text/plain", data: new TextEncoder().encode("X"), name: "x.txt" }] });
+  await driver.resume(chat);
+  await driver.stopTurn(chat, { by: "ana" });
+  await driver.send(chat, { id: "m3", text: "note X, please" });
+  const waiting = await driver.resume(chat);
+  const [a] = waiting.approvals;
+  await driver.approve(chat, a!.approvalId, { requestHash: a!.requestHash, by: "ana" });
+  await driver.resume(chat);
+  await driver.regenerate(chat, { by: "ana" });
+  await driver.resume(chat);
+  await driver.close(chat, { by: "ana", reason: "done" });
+  return { store, runId: chat };
 });

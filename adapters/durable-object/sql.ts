@@ -14,7 +14,7 @@
  */
 import type { JournalEvent, JsonValue, LeaseView, RunId, RunStatus } from "../../src/index.js";
 import { sha256HexSync } from "../../src/json/index.js";
-import type { RunCreated } from "../../src/journal/index.js";
+import { createdStatus, type RunCreated } from "../../src/journal/index.js";
 import {
   checkFirst,
   checkOwned,
@@ -189,7 +189,7 @@ export class RunSql {
       if (this.record() !== undefined) throw new StoreError("RUN_EXISTS", `run ${first.runId} already exists`);
       this.storage.sql.exec("INSERT INTO events (seq, body, status) VALUES (1, ?, 'running')", encodeRow([first]));
       this.set("hosted", hosted);
-      this.set("run", { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
+      this.set("run", { runId: first.runId, status: createdStatus(first), createdAt: first.at, updatedAt: first.at, seq: 1, head: first.hash, tokens: 0 } satisfies RunRecord);
     });
   }
 

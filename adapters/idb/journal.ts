@@ -12,7 +12,7 @@
  */
 import { unwrap } from "idb";
 import type { JournalEvent, RunId, RunStatus, Store } from "../../src/index.js";
-import type { RunCreated } from "../../src/journal/index.js";
+import { createdStatus, type RunCreated } from "../../src/journal/index.js";
 import { checkBatch, checkFirst, StoreError, taskTitle, type AppendGuard, type Custody, type ImportGuard } from "../../src/store/index.js";
 import { planImport } from "../../src/store/copies.js";
 import { planAppend } from "../../src/store/engine.js";
@@ -88,14 +88,14 @@ export function journalMethods(ctx: IdbContext, onCommit: ((appends: number) => 
       checkFirst(first);
       await withTx(ctx, ["runs", "journal"], "readwrite", `creating run ${first.runId}`, (tx, end) => {
         // Both records are added: a run that exists makes the first add fail, and the transaction with it.
-        const run: RunRecord = { runId: first.runId, status: "running", createdAt: first.at, updatedAt: first.at, seq: 1, tokens: 0, title: taskTitle(first.task) };
+        const run: RunRecord = { runId: first.runId, status: createdStatus(first), createdAt: first.at, updatedAt: first.at, seq: 1, tokens: 0, title: taskTitle(first.task) };
         let exists = false;
         const taken = (e: unknown): void => {
           if (errorName(e) === "ConstraintError") exists = true;
         };
         tx.objectStore("runs").add(run).catch(taken);
         tx.objectStore("journal")
-          .add(encodeRecord([first], "running"), [first.runId, 1])
+          .add(encodeRecord([first], createdStatus(first)), [first.runId, 1])
           .catch(taken);
         return end.done().catch((e: unknown) => {
           throw exists ? new StoreError("RUN_EXISTS", `run ${first.runId} already exists`) : e;

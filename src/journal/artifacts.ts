@@ -13,9 +13,12 @@ const observed = (o: Observation | undefined): string[] => [o !== undefined && "
 /**
  * The artifacts an event names by SHA-256: the full output behind a
  * truncated observation (call.finished, call.rejected, call.reconciled),
- * an elided one, and what a compaction elided.
+ * an elided one, what a compaction elided, the files a user sent (v5) and
+ * what a stopped turn's closed calls show.
  */
 export function artifactsNamed(e: JournalEvent): readonly string[] {
+  if (e.type === "user.message") return e.files === undefined ? [] : e.files.map((f) => f.sha256);
+  if (e.type === "turn.ended") return e.closed === undefined ? [] : e.closed.flatMap((c) => observed(c.observation));
   if (e.type === "context.compacted") return [...e.artifacts, ...e.items.flatMap((item) => (item.type === "observation" ? observed(item.observation) : []))];
   return "observation" in e ? observed(e.observation) : [];
 }

@@ -1,31 +1,34 @@
 /**
  * The journal's events: a versioned discriminated union. A run's state is a
- * pure function of its events (see reduce.ts). Version 4 (journals of
- * versions 1 to 3 stay readable: every change since adds an optional
+ * pure function of its events (see reduce.ts). Version 5 (journals of
+ * versions 1 to 4 stay readable: every change since adds an optional
  * field, a resolution, a reason or an event; v3 adds `run.moved`, v4 what
- * bounded recovery records); a new version adds
+ * bounded recovery records, v5 conversations); a new version adds
  * a changelog line in DEVELOPERS.md and fixtures, and old fixtures stay
  * readable.
  */
 import type { ApprovalId, CallId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
 import type { Permission, ResourceRef, SideEffect } from "../vocabulary.js";
-import type { Limits, TokenUsage, AnswerInfo, DecidedCall, Decision, Truncation, Cleaning, Observation, Elision, TranscriptEntry, ApprovalRequest, Interruption, Resolution } from "./parts.js";
+import type { Limits, AnswerInfo, Decision, Observation, TranscriptEntry, ApprovalRequest, Resolution, MessageFile, TurnEndReason, ClosedCall } from "./parts.js";
 
-export type { Limits, TokenUsage, AnswerInfo, DecidedCall, Decision, Truncation, Cleaning, Observation, Elision, TranscriptEntry, ApprovalRequest, Interruption, Resolution };
+// What the events carry (parts.ts), exported with them.
+export type * from "./parts.js";
 
 /**
  * The newest journal format this code writes (and every older one it reads).
  * v3 adds one event, `run.moved`; v4 `run.resumed`'s `took`, an approval
  * request's `interrupted` and the failure reason `no_progress` (bounded
- * recovery). Events of another shape keep their v2 stamp.
+ * recovery); v5 conversations: `run.created`'s `conversation`, and the
+ * events `user.message`, `turn.ended`, `turn.regenerated` and
+ * `run.closed`. Events of another shape keep their v2 stamp.
  */
-export const JOURNAL_VERSION = 4 as const;
+export const JOURNAL_VERSION = 5 as const;
 
 /** Fields every event has. */
 export interface EventBase {
-  /** Journal format version of this event (1 to 4; all are read). */
-  readonly v: 1 | 2 | 3 | 4;
+  /** Journal format version of this event (1 to 5; all are read). */
+  readonly v: 1 | 2 | 3 | 4 | 5;
   /** 1-based position in the run's journal. */
   readonly seq: number;
   /** When the event was written, by the writer's clock (ms since the epoch). */
@@ -44,6 +47,13 @@ export interface RunCreated extends EventBase {
   /** Every tool offered, with the hash of its shape (name, description, schema, side effect). */
   readonly tools: readonly { readonly name: string; readonly specHash: string }[];
   readonly limits: Limits;
+  /**
+   * The run is a conversation (v5): it does not end with the agent's
+   * answer, but waits (`idle`) for its user's next message, turn after
+   * turn, until it is closed. Its `task` is what the agent is told first
+   * (the instructions, the context), before the first message.
+   */
+  readonly conversation?: true;
 }
 /** A driver took the run's lease and drives it (the first drive, or one after a stop): the owner and the lease's fencing token. */
 export interface RunResumed extends EventBase {
@@ -216,7 +226,68 @@ export interface RunMoved extends EventBase {
   readonly epoch: number;
 }
 
-/** Every journal event (versions 1 to 4). */
+/**
+ * A user's message to a conversation (v5): it opens turn `turn`, which the
+ * agent then works on and answers. Appended without the run's lease, and
+ * only while the conversation is idle (between turns), so a message is
+ * never in the middle of a turn.
+ */
+export interface UserMessageEvent extends EventBase {
+  readonly type: "user.message";
+  /** The turn it opens: 1 for the first message. */
+  readonly turn: number;
+  /** The client's id for the message: a second send of it appends nothing. */
+  readonly messageId: string;
+  readonly text: string;
+  /** Files sent with it, each an artifact of the store. */
+  readonly files?: readonly MessageFile[];
+  /** The client's own data about the message (never shown to the agent). */
+  readonly metadata?: JsonValue;
+  /** Who sent it, when the sender says. */
+  readonly by?: string;
+}
+/**
+ * A turn of a conversation ended (v5); the conversation goes on, `idle`,
+ * waiting for the next message. A stopped turn closes the calls it left
+ * unobserved (`closed`: what the agent is shown of each), and keeps the
+ * text the agent had streamed of the answer it was writing (`partial`),
+ * which the agent is not shown.
+ */
+export interface TurnEnded extends EventBase {
+  readonly type: "turn.ended";
+  readonly turn: number;
+  readonly reason: TurnEndReason;
+  /** What happened, for a limit. */
+  readonly detail?: string;
+  /** Who stopped it, for `stopped`. */
+  readonly by?: string;
+  /** The answer's text as far as it was streamed when the turn was stopped (not shown to the agent). */
+  readonly partial?: string;
+  /** The calls a stopped turn closed, each with its observation, in the step's order. */
+  readonly closed?: readonly ClosedCall[];
+  /** The turn's answer when a terminal tool gave it (a final decision is its own answer). */
+  readonly output?: JsonValue;
+}
+/**
+ * The last turn of a conversation is run again from its user message (v5):
+ * what the agent was shown after the message is superseded (the agent
+ * sees the message as the last thing said), and the turn is worked on
+ * anew. Nothing in the journal is rewritten: the old answer's events stay
+ * where they are, and effects of the old turn are not undone.
+ */
+export interface TurnRegenerated extends EventBase {
+  readonly type: "turn.regenerated";
+  readonly turn: number;
+  readonly by?: string;
+}
+/** A conversation was closed by its user or the application (v5): terminal (`completed`, its output the last answer). */
+export interface RunClosed extends EventBase {
+  readonly type: "run.closed";
+  readonly by: string;
+  readonly reason?: string;
+}
+
+/** Every journal event (versions 1 to 5). */
 export type JournalEvent =
   | RunCreated
   | RunResumed
@@ -233,7 +304,11 @@ export type JournalEvent =
   | RunCompleted
   | RunFailed
   | RunCancelled
-  | RunMoved;
+  | RunMoved
+  | UserMessageEvent
+  | TurnEnded
+  | TurnRegenerated
+  | RunClosed;
 
 /** An event before it is sealed into the journal (seq, prev and hash are added on append). */
 export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "prev" | "hash"> : never) : never;
@@ -241,6 +316,16 @@ export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEve
 /**
  * Events an operator may append without holding the run's lease (guarded by
  * the journal's sequence alone): answers to approvals, their consequences,
- * and cancellation.
+ * and cancellation; a conversation's messages and the controls of its
+ * turns (v5).
  */
-export const OPERATOR_EVENT_TYPES: ReadonlySet<JournalEvent["type"]> = new Set(["approval.resolved", "call.rejected", "call.reconciled", "run.cancelled"]);
+export const OPERATOR_EVENT_TYPES: ReadonlySet<JournalEvent["type"]> = new Set([
+  "approval.resolved",
+  "call.rejected",
+  "call.reconciled",
+  "run.cancelled",
+  "user.message",
+  "turn.ended",
+  "turn.regenerated",
+  "run.closed",
+]);

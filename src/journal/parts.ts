@@ -109,7 +109,37 @@ export type TranscriptEntry =
   | { readonly type: "task"; readonly task: JsonValue }
   | { readonly type: "decision"; readonly step: number; readonly decision: Decision }
   | { readonly type: "observation"; readonly step: number; readonly callId: CallId; readonly name: string; readonly observation: Observation }
-  | { readonly type: "summary"; readonly text: string; readonly steps: { readonly from: number; readonly to: number } };
+  | { readonly type: "summary"; readonly text: string; readonly steps: { readonly from: number; readonly to: number } }
+  | { readonly type: "user"; readonly turn: number; readonly messageId: string; readonly text: string; readonly files?: readonly MessageFile[] };
+
+/**
+ * A file a user sent with a message (v5): its bytes are an artifact of the
+ * store, by their SHA-256, under the size cap a send checks.
+ */
+export interface MessageFile {
+  readonly sha256: string;
+  /** The file's media type, as the client gave it ("image/png", "application/pdf", ...). */
+  readonly mediaType: string;
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Its name, as the client gave it, when it gave one. */
+  readonly name?: string;
+}
+
+/**
+ * Why a turn of a conversation ended (v5). `answered`: the agent gave its
+ * answer. `stopped`: the user (or the application) stopped it. The others
+ * are the limits that end a turn and leave the conversation open:
+ * `max_steps` (the turn's steps), `consecutive_failures`, `agent_error`
+ * (the model failed in a way a retry does not mend), `context_exceeded`.
+ */
+export type TurnEndReason = "answered" | "stopped" | "max_steps" | "consecutive_failures" | "agent_error" | "context_exceeded";
+
+/** A call a stopped turn closed before it was observed (v5): what the agent is shown of it. */
+export interface ClosedCall {
+  readonly callId: CallId;
+  readonly observation: Observation;
+}
 
 /** What an approval request shows the operator, and what its hash binds. */
 export interface ApprovalRequest {

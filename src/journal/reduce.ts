@@ -4,142 +4,14 @@
  * applies each event as it is appended, so nothing is re-derived from the
  * whole journal per step). The state is plain JSON, so it snapshots as is.
  */
-import type { ApprovalId, CallId, RunId } from "../ids.js";
-import type { JsonValue } from "../json/index.js";
-import type { Permission } from "../vocabulary.js";
+import type { CallId } from "../ids.js";
 import { artifactsNamed } from "./artifacts.js";
 import { JournalError } from "./errors.js";
-import type { ApprovalRequest, Decision, JournalEvent, Limits, Observation, TranscriptEntry } from "./events.js";
+import type { JournalEvent, Observation } from "./events.js";
+import { ARTIFACTS_KEPT, TERMINAL_STATUSES, type CallState, type RunState, type RunStatus } from "./state.js";
+import { checkInTurn, close, compacted, endTurn, regenerate, takeMessage } from "./turns.js";
 
-/** Where a run is. `waiting`: only an operator's answer can move it on. */
-export type RunStatus = "running" | "waiting" | "completed" | "failed" | "cancelled";
-
-/** Every status. */
-export const RUN_STATUSES: readonly RunStatus[] = ["running", "waiting", "completed", "failed", "cancelled"];
-
-/** The terminal statuses. */
-export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "failed", "cancelled"]);
-
-/** Where one call of the current step is. */
-export type CallStatus =
-  | "pending" // decided, not yet through policy
-  | "awaiting_approval" // an operator must approve it
-  | "approved" // may start (again)
-  | "started" // started, outcome not journaled
-  | "awaiting_reconciliation" // interrupted side effect: an operator must settle it
-  | "done"; // observed
-
-/** One call of the current step as the journal tells it: its status, its attempts, its permission and approval, and its observation once there is one. */
-export interface CallState {
-  readonly callId: CallId;
-  readonly name: string;
-  /** The raw argument text, as decided. */
-  readonly args: string;
-  status: CallStatus;
-  permission?: Permission;
-  /** The policy identity the permission was decided under (v2). */
-  policyVersion?: string;
-  /** Why the call was decided again, when it was (call.reopened, v2): told to the operator asked next. */
-  reopened?: string;
-  /** Attempts started so far (0 before the first); of a call found started, each was interrupted. */
-  attempt: number;
-  /** When the last attempt started, by its writer's clock (v4). */
-  startedAt?: number;
-  idempotencyKey?: string;
-  approvalId?: ApprovalId;
-  observation?: Observation;
-  /** Set when the outcome arrived after the run was cancelled. */
-  late?: boolean;
-}
-
-/** The current step: the model's decision and each of its calls; `done` once every call is observed. */
-export interface StepState {
-  readonly step: number;
-  readonly decision: Decision;
-  readonly calls: CallState[];
-  /** Every call observed. */
-  done: boolean;
-}
-
-/** One approval request of the run, by its id: the request, its hash, and the answer once there is one. */
-export interface ApprovalState {
-  readonly approvalId: ApprovalId;
-  readonly request: ApprovalRequest;
-  readonly requestHash: string;
-  /** `voided`: the call was decided again (call.reopened) before it started. */
-  status: "pending" | "approved" | "denied" | "voided";
-  by?: string;
-  reason?: string;
-  /** A person's answer, for a request that wants one. */
-  answer?: string;
-}
-
-/** What the agent is shown: built as the journal grows, never re-derived. */
-export type TranscriptItem = TranscriptEntry;
-
-/** A run's state, reduced from its journal (`reduce`, `apply`): plain JSON, so a snapshot holds it as is. */
-export interface RunState {
-  readonly v: 1;
-  readonly runId: RunId;
-  status: RunStatus;
-  /** Sequence and hash of the last event applied. */
-  seq: number;
-  hash: string;
-  readonly createdAt: number;
-  /** The hash of `run.created`: what the run's trace id is derived from (isoagent/otel). */
-  readonly createdHash: string;
-  updatedAt: number;
-  readonly task: JsonValue;
-  readonly tools: readonly { readonly name: string; readonly specHash: string }[];
-  readonly limits: Limits;
-  /** The last decided step (0 before the first). */
-  step: number;
-  current: StepState | null;
-  consecutiveFailures: number;
-  approvals: Record<string, ApprovalState>;
-  transcript: TranscriptItem[];
-  /**
-   * Set on a state a snapshot of an earlier version held without its
-   * transcript: such a snapshot is not used (the state is reduced from the
-   * journal instead).
-   */
-  transcriptPartial?: true;
-  /**
-   * Set on a state from a snapshot that left the transcript out (a driver
-   * with no context budget, whose transcript grows with the run, snapshots
-   * so): `transcript` holds only the items after the snapshot. The driver
-   * rebuilds the whole transcript from the journal before it asks the agent
-   * or compacts; a resume that only waits never pays for it.
-   */
-  transcriptOmitted?: true;
-  /**
-   * The input tokens of the last model answer, and how many transcript items
-   * its request held (v2): the context budget's exact starting point (after
-   * a compaction, the compaction's estimate of the transcript it left).
-   */
-  lastUsage?: { input: number; items: number };
-  /**
-   * The artifacts this run's journal named most recently (truncated outputs,
-   * elided ones), at most {@link ARTIFACTS_KEPT}: what `read_artifact`
-   * serves without reading the journal. An older one is found by
-   * `journalNames` (isoagent/journal), so a snapshot does not grow with the run.
-   */
-  artifacts: string[];
-  output?: JsonValue;
-  failure?: { reason: string; detail: string };
-  cancelled?: { by: string; reason?: string };
-  owner?: { owner: string; token: number };
-  /**
-   * Resumes that took the run over from a drive that never released it
-   * (`run.resumed` with `took`, v4), since the last decision, call outcome
-   * (`call.finished`, or one a reconciliation recorded) or operator's
-   * answer (`approval.resolved`): what
-   * `recovery.maxResumesWithoutProgress` bounds. Absent when none.
-   */
-  takeovers?: number;
-  /** The last move of the run's ownership (run.moved, v3): where it went, from where, at which event, under which epoch. */
-  moved?: { from: string; to: string; epoch: number; seq: number };
-}
+export * from "./state.js";
 
 function assertNever(x: never): never {
   throw new JournalError("JOURNAL_INVALID", `unknown event type ${JSON.stringify((x as { type?: unknown }).type)}`);
@@ -178,13 +50,22 @@ function letThrough(call: CallState): void {
   call.status = call.attempt > 0 ? "started" : "approved";
 }
 
-/** `waiting` when nothing can move but an operator's answer; `running` otherwise (unless ended). */
+/** `waiting` when nothing can move but an operator's answer; `idle` for a conversation between turns; `running` otherwise (unless ended). */
 function settleStatus(state: RunState): void {
   if (TERMINAL_STATUSES.has(state.status)) return;
+  if (state.conversation?.open === false) {
+    state.status = "idle";
+    return;
+  }
   const calls = state.current?.done === false ? state.current.calls : [];
   const blocked = calls.filter((c) => c.status === "awaiting_approval" || c.status === "awaiting_reconciliation").length;
   const open = calls.filter((c) => c.status !== "done").length;
   state.status = blocked > 0 && blocked === open ? "waiting" : "running";
+}
+
+/** A run's status once created: a task runs; a conversation waits for its first message (v5). Every store lists a new run so. */
+export function createdStatus(e: Extract<JournalEvent, { type: "run.created" }>): RunStatus {
+  return e.conversation === true ? "idle" : "running";
 }
 
 /** The state after `run.created`. */
@@ -192,7 +73,7 @@ function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunSta
   return {
     v: 1,
     runId: e.runId,
-    status: "running",
+    status: createdStatus(e),
     seq: e.seq,
     hash: e.hash,
     createdAt: e.at,
@@ -207,11 +88,10 @@ function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunSta
     approvals: {},
     transcript: [{ type: "task", task: e.task }],
     artifacts: [],
+    // A conversation starts between turns: it waits for its first message.
+    ...(e.conversation === true ? { conversation: { turn: 0, open: false, fromStep: 0, messages: {} } } : {}),
   };
 }
-
-/** How many of the artifacts a run named last its state keeps at hand. */
-export const ARTIFACTS_KEPT = 256;
 
 /** Notes the artifacts an event names (artifacts.ts), each once, keeping the last ARTIFACTS_KEPT. */
 function named(state: RunState, e: JournalEvent): void {
@@ -225,6 +105,7 @@ function named(state: RunState, e: JournalEvent): void {
 /** Applies one event to a state, in place. Throws {@link JournalError} on an event the state cannot take. */
 export function apply(state: RunState, e: JournalEvent): RunState {
   if (e.seq !== state.seq + 1) throw new JournalError("JOURNAL_INVALID", `event ${e.seq} follows event ${state.seq}`);
+  checkInTurn(state, e);
   switch (e.type) {
     case "run.created":
       throw new JournalError("JOURNAL_INVALID", `event ${e.seq} creates the run again`);
@@ -293,12 +174,14 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       delete state.takeovers;
       const call = callOf(state, e.step, e.callId, e.seq);
       named(state, e);
+      // A late outcome: after a cancellation, or after a stopped turn closed the call (v5).
       if (e.late === true) {
         call.late = true;
         call.observation = e.observation;
         call.status = "done";
         break;
       }
+      if (call.status === "done") throw new JournalError("JOURNAL_INVALID", `event ${e.seq} observes call ${e.callId}, which was observed already`);
       countFailure(state, e.observation);
       observe(state, call, e.observation);
       break;
@@ -333,6 +216,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
         throw new JournalError("JOURNAL_INVALID", `event ${e.seq} compacts items ${e.from} to ${e.to} of a transcript of ${state.transcript.length}`);
       }
       state.transcript.splice(e.from, e.to - e.from, ...e.items);
+      compacted(state, e.from, e.to, e.items.length);
       named(state, e);
       // The compaction's own (calibrated) figure is the budget's new starting point.
       state.lastUsage = { input: e.tokens.after, items: state.transcript.length };
@@ -354,6 +238,19 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       // Ownership is store state (each store's custody of the run); the
       // journal keeps where the run went, for whoever reads it later.
       state.moved = { from: e.from, to: e.to, epoch: e.epoch, seq: e.seq };
+      break;
+    case "user.message":
+      takeMessage(state, e);
+      named(state, e);
+      break;
+    case "turn.ended":
+      endTurn(state, e, (call, o) => observe(state, call, o));
+      break;
+    case "turn.regenerated":
+      regenerate(state, e);
+      break;
+    case "run.closed":
+      close(state, e);
       break;
     default:
       assertNever(e);

@@ -30,7 +30,8 @@ export function runSummary(s: RunState): RunSummary {
     runId: s.runId,
     status: s.status,
     seq: s.seq,
-    approvals: pendingApprovals(s),
+    // Copies: a view is its reader's, and the state goes on (a driver keeps it for the run's next drive).
+    approvals: pendingApprovals(s).map((a) => ({ ...a })),
     ...(s.output !== undefined ? { output: s.output } : {}),
     ...(s.failure !== undefined ? { failure: s.failure } : {}),
   };

@@ -6,7 +6,7 @@
  */
 import { sha256Hex, tryParseJson, type JsonValue } from "../json/index.js";
 import { utf8Length } from "../json/utf8.js";
-import { eventHash, type JournalEvent, type RunCreated } from "../journal/index.js";
+import { eventHash, JOURNAL_VERSION, type JournalEvent, type RunCreated } from "../journal/index.js";
 import { fromBase64 } from "./base64.js";
 import { MoveError } from "./errors.js";
 import { asSignature, type BundleSignature } from "./trust.js";
@@ -193,7 +193,7 @@ function asEvent(line: number, v: JsonValue): JournalEvent {
     typeof v["hash"] !== "string" ||
     typeof v["prev"] !== "string" ||
     typeof v["at"] !== "number" ||
-    ![1, 2, 3, 4].includes(v["v"] as number)
+    !(Number.isInteger(v["v"]) && (v["v"] as number) >= 1 && (v["v"] as number) <= JOURNAL_VERSION)
   ) {
     throw new MoveError("BUNDLE_INVALID", `line ${line} is not a journal event (v, seq, type, at, prev, hash)`);
   }

@@ -285,9 +285,10 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         break;
       }
       case "run.completed":
+      case "run.closed":
       case "run.failed":
       case "run.cancelled": {
-        const status: Span["status"] = e.type === "run.completed" ? { code: 1 } : e.type === "run.failed" ? { code: 2, message: e.reason } : { code: 0 };
+        const status: Span["status"] = e.type === "run.completed" || e.type === "run.closed" ? { code: 1 } : e.type === "run.failed" ? { code: 2, message: e.reason } : { code: 0 };
         const attributes: Record<string, SpanValue> = {
           [A.operation]: "invoke_agent",
           [A.agentName]: options.agentName ?? "isoagent",
@@ -312,6 +313,15 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
         });
         break;
       }
+      case "user.message":
+        rootEvents.push({ name: "isoagent.turn.message", timeMs: e.at, attributes: { "isoagent.turn": e.turn } });
+        break;
+      case "turn.ended":
+        rootEvents.push({ name: "isoagent.turn.ended", timeMs: e.at, attributes: { "isoagent.turn": e.turn, "isoagent.turn.reason": e.reason } });
+        break;
+      case "turn.regenerated":
+        rootEvents.push({ name: "isoagent.turn.regenerated", timeMs: e.at, attributes: { "isoagent.turn": e.turn } });
+        break;
       case "run.moved":
         rootEvents.push({ name: "isoagent.run.moved", timeMs: e.at, attributes: { "isoagent.moved.from": e.from, "isoagent.moved.to": e.to, "isoagent.moved.epoch": e.epoch } });
         break;

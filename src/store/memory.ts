@@ -7,7 +7,7 @@
 import { systemClock, type Clock } from "../clock.js";
 import type { RunId } from "../ids.js";
 import { sha256HexSync } from "../json/index.js";
-import type { JournalEvent, RunCreated, RunStatus } from "../journal/index.js";
+import { createdStatus, type JournalEvent, type RunCreated, type RunStatus } from "../journal/index.js";
 import { checkFirst, leaseAcquire, leaseRelease, leaseRenew, leaseView, taskTitle } from "./checks.js";
 import { checkOwned, type Custody } from "./custody.js";
 import { listing, planAppend } from "./engine.js";
@@ -90,7 +90,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
         events: [JSON.stringify(first)],
         title: taskTitle(first.task),
         head: { seq: first.seq, hash: first.hash },
-        status: "running",
+        status: createdStatus(first),
         createdAt: first.at,
         updatedAt: first.at,
         tokens: 0,

@@ -22,6 +22,7 @@ import type { Lease, RunFilter, RunSummary, Store } from "../store/index.js";
 import { sha256HexSync, type JsonValue } from "../json/index.js";
 import { decodeUtf8Fatal, encodeUtf8 } from "../web.js";
 import { MOVE_CASES } from "./move-conformance.js";
+import { CONVERSATION_CASES } from "./conversation-conformance.js";
 
 export type { ConformanceSkip } from "./conformance.js";
 
@@ -349,6 +350,8 @@ export const STORE_CASES: Readonly<Record<string, StoreCase>> = {
   },
   // Export, import and moves (isoagent/move): see move-conformance.ts.
   ...MOVE_CASES,
+  // Conversations (v5): see conversation-conformance.ts.
+  ...CONVERSATION_CASES,
 };
 
 /**

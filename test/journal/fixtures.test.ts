@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { isIsoagentError, type JournalEvent } from "../../src/index.js";
 import { reduce, verifyChain } from "../../src/journal/index.js";
 
-// Journals written by versions 1 to 4 of the format. They are never edited:
+// Journals written by versions 1 to 5 of the format. They are never edited:
 // a new version adds fixtures; every one must stay readable.
 const dir = "test/fixtures/journals";
 const load = (name: string): JournalEvent[] => JSON.parse(readFileSync(`${dir}/${name}.json`, "utf8")) as JournalEvent[];
@@ -22,6 +22,7 @@ describe("v1 journal fixtures", () => {
       "v3-moved.json",
       "v4-interrupted.json",
       "v4-no-progress.json",
+      "v5-conversation.json",
     ]);
   });
 
@@ -36,6 +37,7 @@ describe("v1 journal fixtures", () => {
     "v2-unknown": { status: "completed", step: 3, output: "ok", seq: 16 },
     "v3-moved": { status: "completed", step: 2, output: "written after two moves", seq: 13 },
     "v4-interrupted": { status: "completed", step: 2, output: "read at last", seq: 17 },
+    "v5-conversation": { status: "completed", step: 5, output: "noted again", closed: { by: "ana", reason: "done" }, seq: 27 },
     "v4-no-progress": {
       status: "failed",
       step: 0,
@@ -52,7 +54,7 @@ describe("v1 journal fixtures", () => {
       verifyChain(events);
       const state = reduce(events);
       const got: Record<string, unknown> = { status: state.status, step: state.step, seq: state.seq };
-      for (const k of ["output", "failure", "cancelled"] as const) if (state[k] !== undefined) got[k] = state[k];
+      for (const k of ["output", "failure", "cancelled", "closed"] as const) if (state[k] !== undefined) got[k] = state[k];
       expect(got).toEqual(want);
     });
   }
@@ -63,6 +65,22 @@ describe("v1 journal fixtures", () => {
       { type: "observation", step: 1, callId: "s1c1", name: "write_file", observation: { type: "result", content: { written: 1 } } },
     ]);
     expect(Object.values(state.approvals).map((a) => [a.request.kind, a.status, a.by])).toEqual([["interrupted_side_effect", "approved", "ana"]]);
+  });
+
+  it("v5-conversation: three turns (the second stopped while it waited for an approval, the third regenerated), then closed", () => {
+    const events = load("v5-conversation");
+    const state = reduce(events);
+    expect(state.conversation).toEqual({ turn: 3, open: false, fromStep: 4, at: 6, messages: { m1: 2, m2: 6, m3: 12 }, ended: { turn: 3, reason: "answered" } });
+    expect(state.transcript.map((t) => t.type)).toEqual(["task", "user", "decision", "user", "decision", "observation", "user", "decision"]);
+    expect(events.filter((e) => e.type === "turn.ended").map((e) => [e.turn, e.reason])).toEqual([
+      [1, "answered"],
+      [2, "stopped"],
+      [3, "answered"],
+      [3, "answered"],
+    ]);
+    // The file the second message carried is named by the journal, so it is served and moved with the run.
+    const second = events.find((e): e is Extract<JournalEvent, { type: "user.message" }> => e.type === "user.message" && e.turn === 2)!;
+    expect(state.artifacts).toEqual([second.files![0]!.sha256]);
   });
 
   it("detects any tampering: an edit, a removal, a reordering", () => {
