@@ -91,6 +91,13 @@ export type IsoagentErrorCode =
   | "APPROVAL_STALE"
   | "RUN_NOT_ACTIVE"
   | "DRIVER_INVALID"
+  // a conversation's messages and turns (v5)
+  | "NOT_A_CONVERSATION"
+  | "TURN_IN_PROGRESS"
+  | "NO_TURN"
+  | "MESSAGE_INVALID"
+  | "MESSAGE_TOO_LARGE"
+  | "MESSAGE_ID_REUSED"
   | "AGENT_ERROR"
   // a model provider's transport (src/agents/model): an error event inside a
   // 2xx stream, and a request that got no HTTP answer

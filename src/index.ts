@@ -72,6 +72,8 @@ export {
   type RecoveryLimits,
   type RunOutcome,
   type RunProgress,
+  type Sent,
   type Settlement,
   type StepProgress,
+  type UserMessage,
 } from "./driver/index.js";

@@ -29,6 +29,12 @@ export interface AgentView {
   readonly transcript: readonly TranscriptItem[];
   /** The step being decided (1 for the first). */
   readonly step: number;
+  /**
+   * The bytes of the files the transcript's messages carry (v5), by
+   * SHA-256: the driver loads them for each request, and the model adapters
+   * show them as images, documents or text (a file missing here is a note).
+   */
+  readonly files?: ReadonlyMap<string, Uint8Array>;
 }
 
 export type { AgentDecision, ProposedCall } from "../journal/proposed.js";

@@ -31,6 +31,8 @@ export interface Execution {
   readonly runId: string;
   readonly lease: Lease;
   readonly signal: AbortSignalLike | undefined;
+  /** A second signal that interrupts the call as the driver's does: a conversation's turn being stopped. */
+  readonly stop?: AbortSignalLike;
   /** What a person answered when approving this attempt (for a tool that wants an answer). */
   readonly answer: { text: string; by: string } | undefined;
   /** The artifacts the run's journal names now. */
@@ -44,7 +46,8 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
   const controller = newAbortController();
   const onDriverAbort = (): void => controller.abort(new Error("interrupted"));
   x.signal?.addEventListener("abort", onDriverAbort, { once: true });
-  if (x.signal?.aborted === true) onDriverAbort();
+  x.stop?.addEventListener("abort", onDriverAbort, { once: true });
+  if (x.signal?.aborted === true || x.stop?.aborted === true) onDriverAbort();
   let raw: RawOutcome;
   try {
     raw = await invokeTool(
@@ -73,6 +76,7 @@ export async function runTool(x: Execution, step: number, call: CallState, attem
     );
   } finally {
     x.signal?.removeEventListener("abort", onDriverAbort);
+    x.stop?.removeEventListener("abort", onDriverAbort);
     x.ctx.progress.endCall(x.runId as never, call.callId);
   }
   const r = await classifyOutcome(tool, raw, x.gate.projection(entry), true);

@@ -78,6 +78,14 @@ export function operatorDeniedObservation(tool: string, reason: string | undefin
   };
 }
 
+/** The user stopped the turn before the call ran (v5): it never started. */
+export function stoppedObservation(tool: string): Observation {
+  return {
+    type: "denied",
+    error: contract(`the user stopped this turn before ${tool} ran: it did not run.`, "Do not call it again unless the user asks for it.", "Answer what the user says next."),
+  };
+}
+
 /** The longest [Next: ...] or [Recovery: ...] line a tool's error shows. */
 const GUIDANCE_MAX_CHARS = 1000;
 

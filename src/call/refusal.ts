@@ -18,7 +18,13 @@ export type DriverErrorCode =
   | "APPROVAL_STALE"
   | "ANSWER_REQUIRED"
   | "RUN_NOT_ACTIVE"
-  | "DRIVER_INVALID";
+  | "DRIVER_INVALID"
+  | "NOT_A_CONVERSATION"
+  | "TURN_IN_PROGRESS"
+  | "NO_TURN"
+  | "MESSAGE_INVALID"
+  | "MESSAGE_TOO_LARGE"
+  | "MESSAGE_ID_REUSED";
 
 /** A driver's refusal of an operation. */
 export class DriverError extends IsoagentError {

@@ -86,6 +86,9 @@ export function tokensOf(item: TranscriptItem): number {
       case "observation":
         n = tokensOfText(shownText(item.observation));
         break;
+      case "user":
+        n = tokensOfText(item.text) + (item.files?.length ?? 0) * 16;
+        break;
     }
     n += 8;
     itemTokens.set(item, n);
@@ -163,16 +166,28 @@ function elided(o: Observation, artifact: string, bytes: number, notice: string)
   return { type: o.type, error: notice, elided: elision };
 }
 
-/** The steps of a transcript from `from`: each a decision with its observations, by index. */
-function stepsFrom(t: readonly TranscriptItem[], from: number): { start: number; end: number; step: number }[] {
+/**
+ * The steps of a transcript from `from`: each a decision with its
+ * observations, by index, ending before `limit` (a conversation's message
+ * the agent has not answered yet is never folded away). A user's message
+ * ends a step; folding the steps around earlier ones folds them too.
+ */
+function stepsFrom(t: readonly TranscriptItem[], from: number, limit: number): { start: number; end: number; step: number }[] {
   const out: { start: number; end: number; step: number }[] = [];
-  for (let k = from; k < t.length; k++) {
+  let open = false;
+  for (let k = from; k < Math.min(limit, t.length); k++) {
     const item = t[k]!;
-    if (item.type === "decision") out.push({ start: k, end: k + 1, step: item.step });
-    else if (out.length > 0) out[out.length - 1]!.end = k + 1;
+    if (item.type === "decision") {
+      out.push({ start: k, end: k + 1, step: item.step });
+      open = true;
+    } else if (item.type === "user") open = false;
+    else if (open) out[out.length - 1]!.end = k + 1;
   }
   return out;
 }
+
+/** Where folding must stop: before the message of a turn in progress (its answer is still owed). */
+const foldLimit = (state: RunState): number => (state.conversation?.open === true && state.conversation.at !== undefined ? state.conversation.at : Infinity);
 
 /** The event that turns `before` into `after`: the range between their common prefix and suffix (by identity). */
 function diff(before: readonly TranscriptItem[], after: readonly TranscriptItem[]): { from: number; to: number; items: TranscriptItem[] } | undefined {
@@ -210,8 +225,8 @@ export async function compact(
   const half = Math.floor(estimateOf(state.transcript, toolsTokens) / 2);
   const trimmed =
     reason === "budget"
-      ? await trim(ctx, state.transcript, strategy.keepRecent, (options.budgetTokens * TARGET) / factor, options.budgetTokens / factor, toolsTokens)
-      : await trim(ctx, state.transcript, 0, half, half, toolsTokens);
+      ? await trim(ctx, state.transcript, strategy.keepRecent, (options.budgetTokens * TARGET) / factor, options.budgetTokens / factor, toolsTokens, foldLimit(state))
+      : await trim(ctx, state.transcript, 0, half, half, toolsTokens, foldLimit(state));
   if (trimmed === undefined) return undefined;
   const d = diff(state.transcript, trimmed.transcript);
   if (d === undefined) return undefined;
@@ -228,6 +243,7 @@ async function trim(
   target: number,
   budget: number,
   toolsTokens: number,
+  limit: number,
 ): Promise<{ transcript: TranscriptItem[]; artifacts: string[] } | undefined> {
   const t = [...before];
   const artifacts: string[] = [];
@@ -258,7 +274,7 @@ async function trim(
   // the oldest steps into one notice, keeping the most recent ones.
   if (tokens > budget * FOLD_ABOVE || (tokens > target && target < budget / 2)) {
     const first = t[1]?.type === "summary" ? 2 : 1;
-    const steps = stepsFrom(t, first);
+    const steps = stepsFrom(t, first, limit);
     const foldable = steps.slice(0, Math.max(0, steps.length - Math.max(1, keepRecent)));
     let end = first;
     let last = 0;
@@ -270,7 +286,8 @@ async function trim(
     }
     if (end > first) {
       const prior = t[1]?.type === "summary" ? t[1] : undefined;
-      const from = prior?.steps.from ?? (t[first] as Extract<TranscriptItem, { type: "decision" }>).step;
+      // The first folded step (in a conversation, a message may come before it).
+      const from = prior?.steps.from ?? steps[0]!.step;
       const summary: TranscriptItem = { type: "summary", text: foldNotice(from, last), steps: { from, to: last } };
       t.splice(1, end - 1, summary);
     }
@@ -289,6 +306,7 @@ function rendered(items: readonly TranscriptItem[]): string {
         const said = d.text === undefined || d.text === "" ? "" : `${d.text}\n`;
         return d.kind === "calls" ? `Step ${item.step}: ${said}${d.calls.map((c) => `called ${c.name} ${c.args}`).join("\n")}` : `Step ${item.step}: answered ${JSON.stringify(d.output)}`;
       }
+      if (item.type === "user") return `The user said: ${item.text}`;
       return `Result of ${item.name}: ${shownText(item.observation)}`;
     })
     .join("\n\n");
@@ -302,7 +320,7 @@ async function summarize(
 ): Promise<(Omit<Compaction, "reason" | "tokens"> & { transcript: TranscriptItem[] }) | undefined> {
   const t = state.transcript;
   const first = t[1]?.type === "summary" ? 2 : 1;
-  const steps = stepsFrom(t, first);
+  const steps = stepsFrom(t, first, foldLimit(state));
   const fold = steps.slice(0, Math.max(0, steps.length - Math.max(1, strategy.keepRecent)));
   if (fold.length === 0) return undefined;
   const end = fold[fold.length - 1]!.end;

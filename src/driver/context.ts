@@ -8,6 +8,7 @@ import type { RunId } from "../ids.js";
 import type { Limits, RunState } from "../journal/index.js";
 import type { ContextOptions } from "./context-options.js";
 import type { ProgressBoard } from "./progress.js";
+import type { RunStates } from "./states.js";
 import { DriverError, type Faults, type ReconcileHook } from "./types.js";
 
 export type { ToolEntry } from "../call/context.js";
@@ -35,6 +36,8 @@ export interface DriverContext extends CallContext {
   readonly exposed: readonly ExposedTool[];
   /** Their shapes' hashes, as `run.created` records them. */
   readonly shapes: readonly { readonly name: string; readonly specHash: string }[];
+  /** The states this driver's drives ended with, for the next drive of the same run. */
+  readonly states: RunStates;
   /** Refuses a run created with other tool shapes than this driver's. */
   checkShapes(state: RunState): void;
 }

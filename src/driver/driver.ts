@@ -9,21 +9,64 @@ import { randomUuid, type AbortSignalLike } from "../web.js";
 import { shapeHash } from "../tools/shape.js";
 import { shapeChecker, type DriverContext, type ToolEntry } from "./context.js";
 import { loadState } from "../store/load.js";
-import { approve, cancel, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
+import { approve, cancel, checkBy, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
+import { close, regenerate, send, stopTurn, type Sent, type UserMessage } from "./turns.js";
 import { ProgressBoard, type StepProgress } from "./progress.js";
 import { clean } from "../call/hygiene.js";
 import { redactor } from "../call/redact.js";
 import { outcomeOf } from "./outcome.js";
 import { Session } from "./session.js";
+import { RunStates } from "./states.js";
 import type { ContextOptions } from "./compaction.js";
 import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from "./types.js";
 
 /** A driver: advances runs in its store, one lease at a time. */
 export interface Driver {
-  /** Creates a run for `task` without driving it (any driver sharing the store may then take it). */
-  create(task: JsonValue, options?: { runId?: RunId }): Promise<RunId>;
+  /**
+   * Creates a run for `task` without driving it (any driver sharing the
+   * store may then take it). With `conversation: true`, a conversation: it
+   * waits (`idle`) for its user's messages ({@link Driver.send}), and
+   * `task` is what the agent is told before the first (its instructions,
+   * the context; `null` for none).
+   */
+  create(task: JsonValue, options?: { runId?: RunId; conversation?: boolean }): Promise<RunId>;
   /** Creates a run for `task` and drives it until it ends, waits for an operator, or must stop. */
   start(task: JsonValue, options?: { runId?: RunId; signal?: AbortSignalLike }): Promise<RunOutcome>;
+  /**
+   * Sends a user's message to a conversation: it opens the next turn,
+   * which {@link Driver.resume} then drives to its answer. Only between
+   * turns (TURN_IN_PROGRESS otherwise). A message whose id was taken is
+   * not appended again: the same content is a resend (`duplicate`), other
+   * content is refused (MESSAGE_ID_REUSED).
+   *
+   * @example
+   * ```ts
+   * const chat = await driver.create("You answer questions about notes/.", { conversation: true })
+   * await driver.send(chat, { id: "m1", text: "What is in notes/todo.md?" })
+   * const outcome = await driver.resume(chat) // status "idle": answered, waiting for the next message
+   * ```
+   */
+  send(runId: RunId, message: UserMessage, options?: { by?: string }): Promise<Sent>;
+  /**
+   * Stops a conversation's turn in progress; the conversation stays open.
+   * A model call this driver is waiting on is aborted, and what it had
+   * streamed is kept with the stop (`partial`, not shown to the agent); a
+   * tool in flight is interrupted (told by its side effect); a call not
+   * started, or waiting for an approval, is closed without running. When
+   * another driver runs the turn, it sees the stop at its next write (an
+   * outcome it brings later is kept, as late). Resolves once the turn has
+   * ended; a conversation between turns is left as it is.
+   */
+  stopTurn(runId: RunId, options: { by: string }): Promise<RunState>;
+  /**
+   * Runs a conversation's last turn again from its message: what the agent
+   * said after it is superseded (the journal keeps it), and the turn is
+   * driven anew by the next {@link Driver.resume}. Its calls go through the
+   * gate again; effects of the first answer are not undone.
+   */
+  regenerate(runId: RunId, options?: { by?: string }): Promise<RunState>;
+  /** Closes a conversation between turns: it ends `completed`, its output its last answer. */
+  close(runId: RunId, options: { by: string; reason?: string }): Promise<RunState>;
   /** Drives an existing run (after a crash, a reload, an answer). `stopped: "busy"` when another driver holds it. */
   resume(runId: RunId, options?: { signal?: AbortSignalLike }): Promise<RunOutcome>;
   /** Drives every runnable run in the store; runs held by other drivers are skipped. */
@@ -176,6 +219,7 @@ export function createDriver(options: DriverOptions): Driver {
     exposedNames: offered.map((c) => c.name),
     shapes,
     checkShapes: shapeChecker(shapes),
+    states: new RunStates(),
   };
 
   const idle = async (runId: RunId, stopped: RunOutcome["stopped"]): Promise<RunOutcome> => {
@@ -185,13 +229,21 @@ export function createDriver(options: DriverOptions): Driver {
     return lease === undefined ? outcome : { ...outcome, lease };
   };
 
+  // The sessions this driver runs, by run: a stop of a conversation's turn is handed to the one that runs it.
+  const live = new Map<RunId, { session: Session; done: Promise<unknown> }>();
   const resume = async (runId: RunId, opts: { signal?: AbortSignalLike } = {}): Promise<RunOutcome> => {
     const session = await Session.open(ctx, runId, opts.signal);
     if (session === null) return idle(runId, "busy");
-    return session.drive();
+    const done = session.drive();
+    live.set(runId, { session, done });
+    try {
+      return await done;
+    } finally {
+      if (live.get(runId)?.session === session) live.delete(runId);
+    }
   };
 
-  const create = async (task: JsonValue, opts: { runId?: RunId } = {}): Promise<RunId> => {
+  const create = async (task: JsonValue, opts: { runId?: RunId; conversation?: boolean } = {}): Promise<RunId> => {
     let value: JsonValue;
     try {
       value = cloneJson(task);
@@ -199,7 +251,8 @@ export function createDriver(options: DriverOptions): Driver {
       throw new DriverError("DRIVER_INVALID", `the task must be JSON: ${e instanceof Error ? e.message : "unknown"}`);
     }
     const runId = opts.runId ?? ids.runId();
-    const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits }, 1, "") as RunCreated;
+    const conversation = opts.conversation === true ? { conversation: true as const } : {};
+    const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits, ...conversation }, 1, "") as RunCreated;
     await ctx.store.createRun(first);
     notify(runId, "append", true);
     return runId;
@@ -230,6 +283,19 @@ export function createDriver(options: DriverOptions): Driver {
     deny: (runId, approvalId, answer) => deny(ctx, runId, approvalId, answer),
     settle: (runId, approvalId, answer) => settle(ctx, runId, approvalId, answer),
     cancel: (runId, opts) => cancel(ctx, runId, opts),
+    send: async (runId, message, opts = {}) => send(ctx, runId, message, opts.by),
+    async stopTurn(runId, opts) {
+      const by = checkBy(opts?.by);
+      const running = live.get(runId);
+      if (running !== undefined) {
+        running.session.requestStop(by);
+        await running.done.catch(() => {});
+      }
+      // Whatever is left of the turn (no session here ran it, or it stopped before it could end it) is ended without the lease.
+      return stopTurn(ctx, runId, by);
+    },
+    regenerate: async (runId, opts = {}) => regenerate(ctx, runId, opts.by === undefined ? undefined : checkBy(opts.by)),
+    close: async (runId, opts) => close(ctx, runId, checkBy(opts?.by), opts.reason),
     // Whole, the transcript included (a snapshot may have left it out).
     state: (runId) => loadState(ctx.store, runId, { transcript: true }),
     listRuns: (filter) => ctx.store.listRuns(filter),

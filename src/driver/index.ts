@@ -16,6 +16,7 @@ export { answerThenDrive, type ApprovalAnswer, type Settlement } from "./operato
 export { type CallProgress, type RunProgress, type StepProgress, type ToolProgressReport } from "./progress.js";
 export { REDACTED, redactor, redactJson, type Redactor } from "../call/redact.js";
 export { idempotencyKey } from "./keys.js";
+export { MESSAGE_LIMITS, type Sent, type UserMessage } from "./turns.js";
 export { DEFAULT_LIMITS, DriverError, type DriverErrorCode, type DriverOptions, type InterruptedCall, type ReconcileHook, type Reconciliation, type RecoveryLimits, type RunOutcome } from "./types.js";
 export { systemClock, type Clock } from "../clock.js";
 export { randomIds, type IdSource } from "../ids.js";

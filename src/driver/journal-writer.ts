@@ -18,17 +18,22 @@ import type { DriverContext } from "./context.js";
 import { LeaseKeeper } from "./lease-keeper.js";
 import { leaseLost } from "./stop.js";
 
+/** Whether the state's current step has this call observed already. */
+const observed = (state: RunState, step: number, callId: string): boolean => state.current?.step === step && state.current.calls.some((c) => c.callId === callId && c.status === "done");
+
 export abstract class SessionJournal extends LeaseKeeper {
   protected state: RunState;
   protected committed: { seq: number; hash: string };
   protected pending: JournalEvent[] = [];
-  private lastSnapshot: number;
 
-  constructor(ctx: DriverContext, lease: Lease, state: RunState) {
+  /** The seq of the run's latest snapshot as far as this session knows (0: none): snapshots are spaced from it. */
+  protected snapshotSeq: number;
+
+  constructor(ctx: DriverContext, lease: Lease, state: RunState, snapshotSeq: number) {
     super(ctx, lease);
+    this.snapshotSeq = snapshotSeq;
     this.state = state;
     this.committed = { seq: state.seq, hash: state.hash };
-    this.lastSnapshot = state.seq;
   }
 
   /** Seals an event after the current head and applies it. */
@@ -77,7 +82,8 @@ export abstract class SessionJournal extends LeaseKeeper {
    * Takes the fresh state, and pushes what was pending on top. A run that
    * ended meanwhile (an operator cancelled it) keeps only the outcomes of
    * the calls in flight, as late ones; its terminal status is the session's
-   * sign to stop.
+   * sign to stop. A call a stopped turn closed keeps its outcome as a late
+   * one too; the rest of the batch (a decision the stop made moot) is dropped.
    */
   private async replayOnto(fresh: RunState): Promise<void> {
     const mine = this.pending.map(({ seq: _s, prev: _p, hash: _h, ...rest }) => rest as UnsealedEvent);
@@ -91,6 +97,11 @@ export abstract class SessionJournal extends LeaseKeeper {
       return;
     }
     for (const e of mine) {
+      // A call a stopped turn closed meanwhile (v5) has its outcome kept, as a late one.
+      if (e.type === "call.finished" && e.late !== true && observed(fresh, e.step, e.callId)) {
+        this.push({ ...e, late: true });
+        continue;
+      }
       try {
         this.push(e);
       } catch (err) {
@@ -111,11 +122,16 @@ export abstract class SessionJournal extends LeaseKeeper {
    * leaves it out (transcriptOmitted): a resume that only waits stays
    * constant in the journal's length, and one that asks the agent rebuilds
    * the transcript from the journal once (its request is as long anyway).
+   * A conversation's snapshot holds it always (a turn starts with a resume),
+   * spaced by the transcript's length as under a budget, so that writing
+   * snapshots costs a constant share of each event.
    */
   private async maybeSnapshot(): Promise<void> {
-    const omit = this.ctx.context === undefined || this.state.transcriptOmitted === true;
-    if (this.state.seq - this.lastSnapshot < (omit ? this.ctx.snapshotEvery : Math.max(this.ctx.snapshotEvery, this.state.transcript.length))) return;
-    this.lastSnapshot = this.state.seq;
+    // A conversation's snapshot holds its transcript, budget or not: each turn starts with a resume, which must not read the journal.
+    const omit = (this.ctx.context === undefined && this.state.conversation === undefined) || this.state.transcriptOmitted === true;
+    // Counted from the last snapshot the run has (not this session's start): a run driven in many short drives, a conversation's turns, is snapshotted too.
+    if (this.state.seq - this.snapshotSeq < (omit ? this.ctx.snapshotEvery : Math.max(this.ctx.snapshotEvery, this.state.transcript.length))) return;
+    this.snapshotSeq = this.state.seq;
     const state = JSON.parse(JSON.stringify(omit ? { ...this.state, transcript: [], transcriptOmitted: true } : this.state)) as RunState;
     await this.ctx.store.putSnapshot(this.state.runId, { seq: this.state.seq, hash: this.state.hash, state });
   }

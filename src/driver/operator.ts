@@ -40,7 +40,7 @@ export interface Settlement extends ApprovalAnswer {
   readonly content?: JsonValue | undefined;
 }
 
-function checkBy(by: unknown): string {
+export function checkBy(by: unknown): string {
   if (typeof by !== "string" || by.trim() === "") throw new DriverError("DRIVER_INVALID", "an operator's answer must say who answered (by)");
   return by;
 }
@@ -77,6 +77,8 @@ export async function operatorAppend(ctx: DriverContext, runId: RunId, build: (s
     // Whole, the transcript included: the state is what the operator's call returns.
     const state = await loadState(ctx.store, runId, { transcript: true });
     const events = await build(state);
+    // Nothing to append (a resend, a stop of a turn that already ended): the state as it is.
+    if (events.length === 0) return state;
     const sealed = sealAll(events, state.seq, state.hash);
     for (const e of sealed) apply(state, e);
     try {

@@ -8,9 +8,10 @@
  * (src/driver/session.ts), over its journal and its lease.
  */
 import type { CallState, Interruption, RunState } from "../journal/index.js";
+import type { JsonValue } from "../json/index.js";
 import { TERMINAL_STATUSES } from "../journal/index.js";
 import type { Lease } from "../store/index.js";
-import type { AbortSignalLike } from "../web.js";
+import { newAbortController, type AbortSignalLike } from "../web.js";
 import { runTool } from "../call/execute.js";
 import { Gate } from "../call/gate.js";
 import type { DriverContext } from "./context.js";
@@ -24,14 +25,19 @@ export abstract class SessionCalls extends SessionJournal {
   protected readonly gate = new Gate({ ctx: this.ctx, state: () => this.state, push: (e) => this.push(e), cover: (ms) => this.cover(ms) });
   /** How the drive before this one ended, when it never released the run (the lease this one took over). */
   protected readonly lastEnd: Pick<Interruption, "cause" | "holder" | "expiresAt">;
+  /** Aborted when the conversation's turn this session runs is stopped: the tools in flight are interrupted. */
+  protected readonly turnAbort = newAbortController();
+  /** A terminal tool's result in a conversation: the turn's answer, once its step is observed (the loop ends the turn with it). */
+  protected toolAnswer: JsonValue | undefined;
 
   constructor(
     ctx: DriverContext,
     lease: Lease,
     state: RunState,
+    snapshotSeq: number,
     protected readonly signal: AbortSignalLike | undefined,
   ) {
-    super(ctx, lease, state);
+    super(ctx, lease, state, snapshotSeq);
     const took = lease.took;
     // Taken over before it ran out (by the store's clock, when this lease was issued): its holder is known to have stopped.
     this.lastEnd =
@@ -80,7 +86,7 @@ export abstract class SessionCalls extends SessionJournal {
     if (this.ctx.store.confirm !== undefined && starts.some((s) => s.entry.compiled.sideEffect !== "read_only")) await this.ctx.store.confirm();
     for (const s of starts) await this.fault("after_start_append", step, s.call);
     const uncover = await this.cover(Math.max(...starts.map((s) => s.entry.compiled.timeoutMs)));
-    const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal, artifacts: () => this.state.artifacts };
+    const x = { ctx: this.ctx, gate: this.gate, runId: this.state.runId, lease: this.lease, signal: this.signal, stop: this.turnAbort.signal, artifacts: () => this.state.artifacts };
     const outcomes = await Promise.all(starts.map((s) => runTool({ ...x, answer: this.answerFor(s.call, s.attempt) }, step, s.call, s.attempt, s.key, s.entry))).finally(uncover);
     this.checkLease();
     let flushNow = false;
@@ -91,7 +97,9 @@ export abstract class SessionCalls extends SessionJournal {
       await this.fault("after_effect", step, s.call);
       this.event("call.finished", { step, callId: s.call.callId, attempt: s.attempt, observation: o.observation, ...(o.activity === undefined ? {} : { activity: o.activity }) });
       if (o.abort !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.failed", { reason: "tool_abort", detail: o.abort });
-      if (o.complete !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.completed", { output: o.complete });
+      // A terminal tool answers a conversation's turn once every call of the group is observed.
+      if (o.complete !== undefined && this.state.conversation !== undefined) this.toolAnswer ??= o.complete;
+      else if (o.complete !== undefined && !TERMINAL_STATUSES.has(this.state.status)) this.event("run.completed", { output: o.complete });
       if (s.entry.compiled.sideEffect !== "read_only" || o.abort !== undefined || o.complete !== undefined) flushNow = true;
       if (o.interrupted === true) interrupted = true;
     }
@@ -99,7 +107,8 @@ export abstract class SessionCalls extends SessionJournal {
     // an interrupted call's too, though the driver's own signal is aborted.
     if (flushNow || interrupted) await this.flush();
     for (const s of starts) await this.fault("after_finish_append", step, s.call);
-    if (interrupted) throw signalled();
+    // A stopped turn is ended by the loop; the driver's own signal stops the drive.
+    if (interrupted && !this.turnAbort.signal.aborted) throw signalled();
   }
 
   /** The testkit's fault injection, when there is one. */

@@ -30,6 +30,10 @@ import { loadState } from "../store/load.js";
 import { outcomeOf } from "./outcome.js";
 import { SessionCalls } from "./session-calls.js";
 import { signalled, type Stop } from "./stop.js";
+import { closedCalls } from "./closed.js";
+
+/** The most of a stopped answer's text the journal keeps. */
+const PARTIAL_MAX_CHARS = 65_536;
 import { isCrash, type RunOutcome } from "./types.js";
 
 export { idempotencyKey };
@@ -37,6 +41,10 @@ export { idempotencyKey };
 export class Session extends SessionCalls {
   /** Set while a takeover has not asked the model yet: what ran since the resume is written before it is asked. */
   private recovering = this.lease.took !== undefined;
+  /** Who stopped the turn this session runs, once someone did (requestStop). */
+  private stopBy: string | undefined;
+  /** The stopped answer's text as far as it was streamed. */
+  private partial: string | undefined;
 
   /** Takes the run's lease and loads it; null when another driver holds the lease. */
   static async open(ctx: DriverContext, runId: RunId, signal: AbortSignalLike | undefined): Promise<Session | null> {
@@ -44,9 +52,9 @@ export class Session extends SessionCalls {
     const lease = await ctx.store.acquireLease(runId, ctx.owner, ctx.leaseTtlMs);
     if (lease === null) return null;
     try {
-      const state = await loadState(ctx.store, runId);
+      const { state, snapshotSeq } = await ctx.states.take(ctx.store, runId);
       ctx.checkShapes(state);
-      const session = new Session(ctx, lease, state, signal);
+      const session = new Session(ctx, lease, state, snapshotSeq, signal);
       session.heldUntil = asked + ctx.leaseTtlMs;
       return session;
     } catch (e) {
@@ -83,8 +91,9 @@ export class Session extends SessionCalls {
     // A run that has ended, or waits for an operator, is not touched: no
     // run.resumed for a resume that cannot move it. A wait for an approval
     // asked under another policy moves: the call is decided again.
-    if (TERMINAL_STATUSES.has(this.state.status) || (this.state.status === "waiting" && !this.gate.hasStale())) {
+    if (TERMINAL_STATUSES.has(this.state.status) || this.state.status === "idle" || (this.state.status === "waiting" && !this.gate.hasStale())) {
       await this.ctx.store.releaseLease(this.lease);
+      this.ctx.states.keep(this.state, this.snapshotSeq);
       return outcomeOf(this.state, undefined);
     }
     this.startRenewal();
@@ -123,7 +132,9 @@ export class Session extends SessionCalls {
       return outcomeOf(await loadState(this.ctx.store, this.state.runId).catch(() => ({ ...this.state, seq: this.committed.seq })), stop.kind, stop.error);
     }
     // After the last flush: what it appended, or dropped when an operator's
-    // answer made it moot, is what the outcome reports.
+    // answer made it moot, is what the outcome reports. The state is kept
+    // for the run's next drive when it is exactly what the store holds.
+    if (this.pending.length === 0 && this.state.seq === this.committed.seq) this.ctx.states.keep(this.state, this.snapshotSeq);
     return outcomeOf(this.state, stopped);
   }
 
@@ -166,7 +177,22 @@ export class Session extends SessionCalls {
     const { limits } = this.state;
     for (;;) {
       this.checkLease();
-      if (TERMINAL_STATUSES.has(this.state.status)) return undefined;
+      // A conversation between turns waits for its user: the drive ends there.
+      if (TERMINAL_STATUSES.has(this.state.status) || this.state.status === "idle") return undefined;
+      const turn = this.state.conversation;
+      if (turn !== undefined && this.stopBy !== undefined) {
+        this.event(
+          "turn.ended",
+          { turn: turn.turn, reason: "stopped", by: this.stopBy, ...(this.partial ? { partial: this.partial } : {}), closed: closedCalls(this.ctx, this.state) },
+          JOURNAL_VERSION,
+        );
+        continue;
+      }
+      if (turn !== undefined && this.toolAnswer !== undefined && this.state.current?.done === true) {
+        this.event("turn.ended", { turn: turn.turn, reason: "answered", output: this.toolAnswer }, JOURNAL_VERSION);
+        this.toolAnswer = undefined;
+        continue;
+      }
       if (this.signal?.aborted === true) return "signal";
       if (limits.runTimeoutMs > 0 && this.ctx.clock.now() >= this.state.createdAt + limits.runTimeoutMs) {
         this.event("run.failed", { reason: "deadline", detail: `the run did not finish within ${limits.runTimeoutMs} ms` });
@@ -187,20 +213,60 @@ export class Session extends SessionCalls {
         await this.execute(current.step, parallel ? runnable : [runnable[0]!]);
         continue;
       }
-      // 0 means no limit, for every limit.
-      if (limits.maxSteps > 0 && this.state.step >= limits.maxSteps) {
-        this.event("run.failed", { reason: "max_steps", detail: `the run reached its limit of ${limits.maxSteps} steps` });
+      // 0 means no limit, for every limit. A conversation's turn has its own steps.
+      if (limits.maxSteps > 0 && this.state.step - (turn?.fromStep ?? 0) >= limits.maxSteps) {
+        this.fail("max_steps", turn === undefined ? `the run reached its limit of ${limits.maxSteps} steps` : `the turn reached its limit of ${limits.maxSteps} steps`);
         continue;
       }
       if (limits.maxConsecutiveFailures > 0 && this.state.consecutiveFailures >= limits.maxConsecutiveFailures) {
-        this.event("run.failed", { reason: "consecutive_failures", detail: `${this.state.consecutiveFailures} calls in a row failed` });
+        this.fail("consecutive_failures", `${this.state.consecutiveFailures} calls in a row failed`);
         continue;
       }
       if ((await this.decide()) === "unavailable") return "agent_unavailable";
     }
   }
 
+  // ---- turns -----------------------------------------------------------------
+
+  /**
+   * Stops the conversation's turn this session runs (Driver.stopTurn): the
+   * model call is aborted, the tools in flight are interrupted (each told
+   * by its side effect), and the loop ends the turn, `stopped`.
+   */
+  requestStop(by: string): void {
+    if (this.state.conversation?.open !== true) return;
+    this.stopBy ??= by;
+    this.agentAbort.abort(new Error("the turn was stopped"));
+    this.turnAbort.abort(new Error("the turn was stopped"));
+  }
+
+  /**
+   * A limit reached: in a conversation, a limit of the turn (its steps,
+   * failures in a row, the model's failure, the context) ends the turn and
+   * leaves the conversation open; in a task, it fails the run.
+   */
+  private fail(reason: "max_steps" | "consecutive_failures" | "agent_error" | "context_exceeded", detail: string): void {
+    const turn = this.state.conversation;
+    if (turn === undefined) this.event("run.failed", { reason, detail });
+    else this.event("turn.ended", { turn: turn.turn, reason, detail, closed: closedCalls(this.ctx, this.state) }, JOURNAL_VERSION);
+  }
+
   // ---- deciding --------------------------------------------------------------
+
+  /** The bytes of the files the transcript's messages carry (v5), for the agent; undefined when none does. */
+  private async filesShown(): Promise<Map<string, Uint8Array> | undefined> {
+    let files: Map<string, Uint8Array> | undefined;
+    for (const item of this.state.transcript) {
+      if (item.type !== "user" || item.files === undefined) continue;
+      for (const f of item.files) {
+        files ??= new Map();
+        if (files.has(f.sha256)) continue;
+        const bytes = await this.ctx.store.getArtifact(f.sha256);
+        if (bytes !== null) files.set(f.sha256, bytes);
+      }
+    }
+    return files;
+  }
 
   private async decide(): Promise<"ok" | "unavailable"> {
     // After a takeover, what was done since the resume (a read re-run) is
@@ -212,19 +278,23 @@ export class Session extends SessionCalls {
     }
     await this.ensureTranscript();
     await this.compactContext("budget");
+    const files = await this.filesShown();
     const step = this.state.step + 1;
     let decision: AgentDecision;
     for (let attempt = 0; ; attempt++) {
       try {
         decision = await this.ctx.agent.decide(
-          { task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step },
+          { task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step, ...(files === undefined ? {} : { files }) },
           { signal: this.agentAbort.signal, onProgress: this.ctx.progress.sink(this.state.runId, step) },
         );
         break;
       } catch (e) {
+        // What a stopped answer had said so far is kept with the stop (not shown to the agent).
+        if (this.stopBy !== undefined) this.partial = this.ctx.progress.get(this.state.runId)?.text.slice(0, PARTIAL_MAX_CHARS);
         this.ctx.progress.clear(this.state.runId);
         if (isCrash(e)) throw e;
         this.checkLease();
+        if (this.stopBy !== undefined) return "ok";
         if (this.signal?.aborted === true) throw signalled();
         const agentError = isIsoagentError(e, "AGENT_ERROR") ? (e as AgentError) : undefined;
         if (agentError?.contextExceeded) {
@@ -234,25 +304,29 @@ export class Session extends SessionCalls {
             this.ctx.context === undefined
               ? `${agentError.message}; give the driver a context budget (createDriver({ context: { budgetTokens } })) to compact the transcript`
               : `${agentError.message}, even after compacting the transcript to about ${estimate(this.state, this.ctx.toolsTokens)} tokens`;
-          this.event("run.failed", { reason: "context_exceeded", detail });
+          this.fail("context_exceeded", detail);
           return "ok";
         }
         if (agentError?.retryable) return "unavailable";
         const detail = agentError ? agentError.message : `the agent failed (${e instanceof Error ? e.name : typeof e})`;
-        this.event("run.failed", { reason: "agent_error", detail });
+        this.fail("agent_error", detail);
         return "ok";
       }
     }
     this.ctx.progress.clear(this.state.runId);
     this.checkLease();
+    // A turn stopped while the model answered: its answer is not taken (the loop ends the turn).
+    if (this.stopBy !== undefined) return "ok";
     const normalized = toDecision(decision, step);
     if (typeof normalized === "string") {
-      this.event("run.failed", { reason: "agent_error", detail: `the agent returned a decision the runtime cannot use: ${normalized}` });
+      this.fail("agent_error", `the agent returned a decision the runtime cannot use: ${normalized}`);
       return "ok";
     }
     this.event("step.decided", { step, decision: normalized.decision, ...(normalized.answer === undefined ? {} : { answer: normalized.answer }) });
     if (normalized.decision.kind === "final") {
-      this.event("run.completed", { output: normalized.decision.output });
+      const turn = this.state.conversation;
+      if (turn !== undefined) this.event("turn.ended", { turn: turn.turn, reason: "answered" }, JOURNAL_VERSION);
+      else this.event("run.completed", { output: normalized.decision.output });
       return "ok";
     }
     for (const call of this.state.current!.calls) await this.gate.evaluate(step, call);

@@ -23,6 +23,7 @@ import {
 } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
+import { filePart } from "../model/files.js";
 import { parseSse } from "../model/sse.js";
 import { httpTransport, NetworkError, readText, StreamError, type Transport } from "../model/transport.js";
 
@@ -123,12 +124,24 @@ function inputOf(args: string): JsonValue {
 }
 
 /** One transcript item as content blocks, each with its message's role. */
-function blocksOf(item: TranscriptItem): Block[] {
+function blocksOf(item: TranscriptItem, files: ReadonlyMap<string, Uint8Array> | undefined): Block[] {
   switch (item.type) {
     case "task":
       return [{ role: "user", block: { type: "text", text: taskText(item.task) } }];
     case "summary":
       return [{ role: "user", block: { type: "text", text: summaryText(item) } }];
+    case "user": {
+      const out: Block[] = item.text === "" ? [] : [{ role: "user", block: { type: "text", text: item.text } }];
+      for (const f of item.files ?? []) {
+        const p = filePart(f, files);
+        if (p.kind === "image") out.push({ role: "user", block: { type: "image", source: { type: "base64", media_type: f.mediaType, data: p.base64 } } });
+        else if (p.kind === "pdf") out.push({ role: "user", block: { type: "document", source: { type: "base64", media_type: "application/pdf", data: p.base64 } } });
+        else if (p.kind === "text")
+          out.push({ role: "user", block: { type: "document", source: { type: "text", media_type: "text/plain", data: p.text }, ...(f.name === undefined ? {} : { title: f.name }) } });
+        else out.push({ role: "user", block: { type: "text", text: p.note } });
+      }
+      return out;
+    }
     case "decision": {
       const d = item.decision;
       const out: Block[] = [];
@@ -159,7 +172,7 @@ function request(
     if (last !== undefined) messageTexts.push(`{"role":${JSON.stringify(last.role)},"content":${arrayText(blockTexts)}}`);
   };
   for (const item of view.transcript) {
-    const c = items.get(item);
+    const c = items.get(item, view.files);
     for (let k = 0; k < c.values.length; k++) {
       const { role, block } = c.values[k]!;
       const inner = c.texts[k]!;

@@ -8,20 +8,24 @@
  */
 import type { JsonValue } from "../../json/index.js";
 
-/** Converts once per item, by identity (the driver keeps the transcript's items as they are). */
+/**
+ * Converts once per item, by identity (the driver keeps the transcript's
+ * items as they are). `files` (the bytes of the files the messages carry,
+ * from the view) reach the conversion of an item that has some.
+ */
 export class ItemCache<I extends object, V = JsonValue> {
   private readonly cache = new WeakMap<I, { values: readonly V[]; texts: readonly string[] }>();
 
   /** `text` gives a value's JSON text (default: the value's own). */
   constructor(
-    private readonly convert: (item: I) => readonly V[],
+    private readonly convert: (item: I, files: ReadonlyMap<string, Uint8Array> | undefined) => readonly V[],
     private readonly text: (value: V) => string = (v) => JSON.stringify(v),
   ) {}
 
-  get(item: I): { readonly values: readonly V[]; readonly texts: readonly string[] } {
+  get(item: I, files?: ReadonlyMap<string, Uint8Array>): { readonly values: readonly V[]; readonly texts: readonly string[] } {
     let c = this.cache.get(item);
     if (c === undefined) {
-      const values = this.convert(item);
+      const values = this.convert(item, files);
       c = { values, texts: values.map(this.text) };
       this.cache.set(item, c);
     }

@@ -10,6 +10,7 @@ import type { AgentProgress, AgentView, ProposedCall } from "../port.js";
 import { observationText, statusOfCode, summaryText, systemPrompt, taskText, type Parsed, type Protocol } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
+import { dataUrl, filePart, fileText } from "../model/files.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText, StreamError } from "../model/transport.js";
 import type { OpenAIRequestOptions } from "./options.js";
@@ -46,12 +47,23 @@ export function chatProtocol(o: OpenAIRequestOptions): Protocol {
 }
 
 /** One transcript item as chat messages. */
-function messagesOf(item: TranscriptItem): JsonValue[] {
+function messagesOf(item: TranscriptItem, files: ReadonlyMap<string, Uint8Array> | undefined): JsonValue[] {
   switch (item.type) {
     case "task":
       return [{ role: "user", content: taskText(item.task) }];
     case "summary":
       return [{ role: "user", content: summaryText(item) }];
+    case "user": {
+      if (item.files === undefined || item.files.length === 0) return [{ role: "user", content: item.text }];
+      const parts: JsonValue[] = item.text === "" ? [] : [{ type: "text", text: item.text }];
+      for (const f of item.files) {
+        const p = filePart(f, files);
+        if (p.kind === "image") parts.push({ type: "image_url", image_url: { url: dataUrl(p) } });
+        else if (p.kind === "pdf") parts.push({ type: "file", file: { filename: f.name ?? "document.pdf", file_data: dataUrl(p) } });
+        else parts.push({ type: "text", text: p.kind === "text" ? fileText(p) : p.note });
+      }
+      return [{ role: "user", content: parts }];
+    }
     case "decision": {
       const d = item.decision;
       if (d.kind === "calls") {
@@ -79,7 +91,7 @@ function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<Tran
     texts.push(stable.system.of(view.tools, () => ({ role: "system", content: system })));
   }
   for (const item of view.transcript) {
-    const c = items.get(item);
+    const c = items.get(item, view.files);
     for (const v of c.values) messages.push(v);
     for (const t of c.texts) texts.push(t);
   }

@@ -10,6 +10,7 @@ import { AgentError, type AgentProgress, type AgentView, type ProposedCall } fro
 import { observationText, statusOfCode, summaryText, systemPrompt, taskText, type Parsed, type Protocol, type ProviderError } from "../model/agent.js";
 import { arr, decisionOf, obj, payload, safeCallId, str } from "../model/decision.js";
 import { arrayText, ItemCache, objectText, StableText } from "../model/incremental.js";
+import { dataUrl, filePart, fileText } from "../model/files.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText, StreamError } from "../model/transport.js";
 import type { OpenAIRequestOptions } from "./options.js";
@@ -47,12 +48,23 @@ export function openaiContextExceeded(status: number, e: ProviderError): boolean
 }
 
 /** One transcript item as Responses input items. */
-function inputOf(item: TranscriptItem): JsonValue[] {
+function inputOf(item: TranscriptItem, files: ReadonlyMap<string, Uint8Array> | undefined): JsonValue[] {
   switch (item.type) {
     case "task":
       return [{ role: "user", content: taskText(item.task) }];
     case "summary":
       return [{ role: "user", content: summaryText(item) }];
+    case "user": {
+      if (item.files === undefined || item.files.length === 0) return [{ role: "user", content: item.text }];
+      const parts: JsonValue[] = item.text === "" ? [] : [{ type: "input_text", text: item.text }];
+      for (const f of item.files) {
+        const p = filePart(f, files);
+        if (p.kind === "image") parts.push({ type: "input_image", image_url: dataUrl(p), detail: "auto" });
+        else if (p.kind === "pdf") parts.push({ type: "input_file", filename: f.name ?? "document.pdf", file_data: dataUrl(p) });
+        else parts.push({ type: "input_text", text: p.kind === "text" ? fileText(p) : p.note });
+      }
+      return [{ role: "user", content: parts }];
+    }
     case "decision": {
       const d = item.decision;
       const out: JsonValue[] = [];
@@ -70,7 +82,7 @@ function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<Tran
   const input: JsonValue[] = [];
   const texts: string[] = [];
   for (const item of view.transcript) {
-    const c = items.get(item);
+    const c = items.get(item, view.files);
     for (const v of c.values) input.push(v);
     for (const t of c.texts) texts.push(t);
   }
