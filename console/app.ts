@@ -2,7 +2,8 @@
 // Type-checked against the journal's and the store's own types (console/tsconfig.json,
 // with the DOM's), and bundled into the string the HTTP app serves by
 // scripts/console.ts (src/http/console-script.ts; test/http/console-script.test.ts
-// holds the two to each other). Imports here are types only: the page loads nothing else.
+// holds the two to each other). Imports here are types, and console/chat.ts (bundled in): the page loads nothing else.
+import { chatPane } from "./chat.js";
 import type { ApprovalRequest, ApprovalResolved, ApprovalState, JournalEvent, RunStatus } from "../src/journal/index.js";
 import type { Custody, LeaseView, RunSummary } from "../src/store/index.js";
 import type { JsonValue } from "../src/json/index.js";
@@ -23,6 +24,8 @@ interface RunView {
   readonly approvals: readonly ApprovalState[];
   readonly lease: LeaseView | null;
   readonly custody?: Custody | null;
+  /** A conversation (v5): its turns, and whether one is in progress. */
+  readonly conversation?: { readonly turn: number; readonly open: boolean };
 }
 type RunRow = RunSummary & { readonly title?: string; readonly custody?: Custody | null };
 interface ErrorBody {
@@ -36,6 +39,7 @@ interface Progress {
 interface Pending {
   readonly key: string;
   readonly task: JsonValue;
+  readonly conversation?: boolean;
 }
 
 // The page's elements by id: each is there (CONSOLE_HTML), so a missing one is a bug that throws.
@@ -123,6 +127,15 @@ function clearRunError() {
 }
 
 const post = (path: string, body: Record<string, unknown>) => api(path, { method: "POST", body: JSON.stringify(body) });
+// The conversation pane (console/chat.ts): bubbles from the journal, a message box and the turn's controls.
+const chat = chatPane({
+  $,
+  el,
+  post: (path, body) => post(path, body as Record<string, unknown>),
+  selected: () => selected,
+  failed: (verb, e, runId) => runError(verb, e, runId),
+  reload: () => loadRun(),
+});
 
 // A time as people read it: the time of day today, the date and time otherwise.
 function when(ms: number): string {
@@ -164,6 +177,14 @@ function describe(e: JournalEvent): string {
       return "by " + e.by + (e.reason ? ": " + e.reason : "");
     case "run.moved":
       return "moved from " + e.from + " to " + e.to + " (epoch " + e.epoch + ")";
+    case "user.message":
+      return "turn " + e.turn + ": " + JSON.stringify(e.text) + (e.files ? " (" + e.files.length + " files)" : "");
+    case "turn.ended":
+      return "turn " + e.turn + " " + e.reason + (e.by ? " by " + e.by : "") + (e.detail ? ": " + e.detail : "");
+    case "turn.regenerated":
+      return "turn " + e.turn + " regenerated";
+    case "run.closed":
+      return "closed by " + e.by + (e.reason ? ": " + e.reason : "");
     default:
       return "";
   }
@@ -294,7 +315,7 @@ async function createRun(pending: Pending): Promise<void> {
         method: "POST",
         credentials: "same-origin",
         headers: { "content-type": "application/json", "idempotency-key": pending.key },
-        body: JSON.stringify({ task: pending.task }),
+        body: JSON.stringify({ task: pending.task, ...(pending.conversation ? { conversation: true } : {}) }),
       });
     } catch (e) {
       res = null;
@@ -344,7 +365,7 @@ $("new-run").addEventListener("submit", (ev) => {
   }
   // (getRandomValues, not randomUUID: the latter needs a secure context.)
   const key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
-  void createRun({ key, task });
+  void createRun({ key, task, conversation: $<HTMLInputElement>("as-conversation").checked });
 });
 // A create this tab sent but never heard back from (a reload cut it short): sent again, with its key.
 try {
@@ -698,6 +719,7 @@ async function loadRun() {
   button("cancel").disabled = why !== "";
   $("cancel").title = why;
   $("verify").hidden = false;
+  chat.run(run, why);
 }
 
 // The run's hash chain, verified again by the server from the first event.
@@ -739,6 +761,7 @@ function follow() {
   lastSeq = 0;
   events = new Map();
   requests = new Map();
+  chat.reset();
   if (!selected) return;
   void loadRun();
   // Live, pushed by the server as the run is appended to, and resumed by the browser from the last event id after a drop.
@@ -752,6 +775,7 @@ function follow() {
     if (e.type === "approval.requested") requests.set(e.approvalId, { request: e.request, requestHash: e.requestHash });
     if (e.type === "approval.resolved") decided(e);
     if (e.type === "step.decided") $("progress").hidden = true;
+    chat.event(e);
     void loadRun();
   });
   // What a streaming model has said so far in the step it decides (not journaled).

@@ -5,7 +5,8 @@
  * shown. Asked to summarise notes/todo.md, it lists and reads the notes,
  * asks to write notes/summary.md, and checks what it wrote; when the write
  * is declined (or fails), it says what it could not do and ends without
- * claiming it. A task it does not know, it says so.
+ * claiming it. A task it does not know, it says so. In a conversation,
+ * each message is a task of its own.
  */
 import { call, calls, final, type Agent, type AgentDecision, type AgentView, type TranscriptItem } from "../src/index.js";
 
@@ -34,8 +35,21 @@ function knows(task: unknown): boolean {
   return text.includes("summar") && text.includes("todo");
 }
 
-/** The next decision, from the task and what the agent has seen so far. */
-function next(view: AgentView): AgentDecision {
+/**
+ * In a conversation, the user's last message is the task, and what the
+ * agent has seen of it is what came after it (the turn).
+ */
+function turnOf(view: AgentView): AgentView {
+  let last = -1;
+  for (let k = 0; k < view.transcript.length; k++) if (view.transcript[k]!.type === "user") last = k;
+  if (last < 0) return view;
+  const message = view.transcript[last] as Extract<TranscriptItem, { type: "user" }>;
+  return { ...view, task: message.text, transcript: view.transcript.slice(last + 1) };
+}
+
+/** The next decision, from the task (or the last message) and what the agent has seen so far. */
+function next(whole: AgentView): AgentDecision {
+  const view = turnOf(whole);
   if (!knows(view.task)) {
     return final({ done: false, summary: `The demo agent only knows one task ("${DEMO_TASK}"), so it did nothing for: ${typeof view.task === "string" ? view.task : JSON.stringify(view.task)}` });
   }

@@ -3,7 +3,7 @@
  * Store client, the HTTP backend, the index's sweep). The bindings that name
  * the index are in bindings.ts, which the index does not import.
  */
-import type { ApprovalAnswer, ApprovalId, JournalEvent, JsonValue, LeaseView, RunId, RunOutcome, RunState, RunStatus, Settlement, StepProgress } from "../../src/index.js";
+import type { ApprovalAnswer, ApprovalId, JournalEvent, JsonValue, LeaseView, RunId, RunOutcome, RunState, RunStatus, Settlement, StepProgress, UserMessage } from "../../src/index.js";
 import type { RunCreated } from "../../src/journal/index.js";
 import type { AppendGuard, ArtifactRef, Custody, ImportGuard, Lease, Snapshot } from "../../src/store/index.js";
 import type { ImportResult } from "../../src/move/index.js";
@@ -13,7 +13,7 @@ import type { Wire } from "./wire.js";
 export type RunNamespace = DurableObjectNamespace<RunObjectApi & Rpc.DurableObjectBranded>;
 
 /** An operator's operation on a hosted run, for fault injection. */
-export type OperatorOp = "approve" | "deny" | "settle" | "cancel";
+export type OperatorOp = "approve" | "deny" | "settle" | "cancel" | "send" | "stop" | "regenerate" | "close";
 
 /**
  * The await points of an operator's operation on a hosted run, in order:
@@ -82,12 +82,17 @@ export interface RunObjectApi {
   storeConfirm(): Promise<Wire<null>>;
   artifactPut(bytes: Uint8Array): Promise<Wire<ArtifactRef>>;
   artifactGet(sha256: string): Promise<Wire<Uint8Array | null>>;
-  host(runId: RunId, task: JsonValue): Promise<Wire<RunId>>;
+  host(runId: RunId, task: JsonValue, options?: { conversation?: boolean }): Promise<Wire<RunId>>;
   hostState(runId: RunId): Promise<Wire<RunState>>;
   hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
   hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
   hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<Wire<null>>;
   hostCancel(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
+  /** A conversation's message, and the controls of its turns (v5): the host's driver runs them, so a stop reaches the turn it drives. */
+  hostSend(runId: RunId, message: UserMessage, options: { by: string }): Promise<Wire<{ seq: number; duplicate: boolean }>>;
+  hostStopTurn(runId: RunId, options: { by: string }): Promise<Wire<{ status: RunStatus }>>;
+  hostRegenerate(runId: RunId, options: { by: string }): Promise<Wire<null>>;
+  hostClose(runId: RunId, options: { by: string; reason?: string }): Promise<Wire<null>>;
   /** What the hosted run's agent has streamed so far in the step it decides (not journaled). */
   hostProgress(runId: RunId): Promise<Wire<StepProgress | null>>;
   /** Why the hosted run could not be driven the last time it was tried (its tools changed shape, ...), or null. */

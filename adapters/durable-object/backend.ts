@@ -43,7 +43,7 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     async create(task, options) {
       const runId = options?.runId ?? ids.runId();
       try {
-        const created = unwire(await runObject(env.RUNS, runId).host(runId, task));
+        const created = unwire(await runObject(env.RUNS, runId).host(runId, task, options?.conversation === true ? { conversation: true } : {}));
         known.add(runId);
         return created;
       } catch (e) {
@@ -88,6 +88,18 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     },
     async problem(runId) {
       return unwire(await (await run(runId)).hostProblem(runId)) ?? undefined;
+    },
+    async send(runId, message, options) {
+      return unwire(await (await run(runId)).hostSend(runId, message, options));
+    },
+    async stopTurn(runId, options) {
+      return unwire(await (await run(runId)).hostStopTurn(runId, options));
+    },
+    async regenerate(runId, options) {
+      unwire(await (await run(runId)).hostRegenerate(runId, options));
+    },
+    async close(runId, options) {
+      unwire(await (await run(runId)).hostClose(runId, options));
     },
     async cancel(runId, options) {
       unwire(await (await run(runId)).hostCancel(runId, { by: options.by, ...(options.reason === undefined ? {} : { reason: options.reason }) }));

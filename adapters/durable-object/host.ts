@@ -75,13 +75,13 @@ export interface RunHost<Env> {
    */
   driveOrRetry(): Promise<void>;
   /** Creates the run here, hosted, and starts driving it. */
-  create(runId: RunId, task: JsonValue): Promise<RunId>;
+  create(runId: RunId, task: JsonValue, conversation?: boolean): Promise<RunId>;
   /**
    * An operator's answer or cancellation: the alarm is armed before the
    * append, so that whatever happens after it, the run is driven again
    * (and the index told) by the alarm if not by the drive started here.
    */
-  operate(op: OperatorOp, append: (driver: Driver) => Promise<unknown>): Promise<null>;
+  operate<T>(op: OperatorOp, append: (driver: Driver) => Promise<T>): Promise<T>;
   /** What the moves (move.ts) need of this host. */
   mover(): MoveHost;
 }
@@ -219,7 +219,7 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
     driver,
     drive,
     driveOrRetry,
-    async create(runId, task) {
+    async create(runId, task, conversation) {
       if (sql.summary() !== undefined) throw new StoreError("RUN_EXISTS", `run ${runId} already exists`);
       const hc = contextOf(runId, task);
       const d = createDriver({
@@ -229,7 +229,7 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
         owner: `host:${boot}`,
         ...(config.limits === undefined ? {} : { limits: config.limits }),
       });
-      const id = await d.create(task, { runId });
+      const id = await d.create(task, { runId, ...(conversation === true ? { conversation: true } : {}) });
       // (Its alarm was armed before the run was created: a drive that fails is tried again by it.)
       void drive().catch((e: unknown) => console.error(`isoagent: run ${runId} could not be driven: ${message(e)}`));
       return id;
@@ -239,8 +239,9 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
       await alarm.arm(Date.now() + SOON_MS);
       await fault(`${op}/armed`);
       operating = op;
+      let answer: Awaited<ReturnType<typeof append>>;
       try {
-        await append(await driver());
+        answer = await append(await driver());
       } catch (e) {
         // An approval asked under another policy: the drive decides the call again, under the current one.
         if (isIsoagentError(e, "APPROVAL_STALE")) void drive().catch(retry);
@@ -251,7 +252,7 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
       await fault(`${op}/reported`);
       void driveOrRetry();
       await fault(`${op}/driving`);
-      return null;
+      return answer;
     },
     mover: () => ({
       place: env.ISOAGENT_PLACE ?? DEFAULT_PLACE,

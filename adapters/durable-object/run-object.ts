@@ -14,11 +14,11 @@
  * each effect.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { ApprovalAnswer, ApprovalId, JournalEvent, JsonValue, RunId, RunStatus, Settlement, Store } from "../../src/index.js";
+import type { ApprovalAnswer, ApprovalId, Driver, JournalEvent, JsonValue, RunId, RunStatus, Settlement, Store, UserMessage } from "../../src/index.js";
 import type { RunCreated } from "../../src/journal/index.js";
 import type { AppendGuard, ImportGuard, Lease, Snapshot } from "../../src/store/index.js";
 import { Alarm } from "./alarm.js";
-import type { RunObjectApi } from "./api.js";
+import type { OperatorOp, RunObjectApi } from "./api.js";
 import type { RunBindings } from "./bindings.js";
 import { checkRun, type CheckedObject } from "./check.js";
 import { RETRY_MS, runHost, type HostedObject, type RunHost } from "./host.js";
@@ -247,23 +247,45 @@ export function runObjectClass<Env extends RunBindings>(config: RunObjectConfig<
       );
     }
 
-    host(runId: RunId, task: JsonValue) {
-      return wire(() => this.hosting.create(runId, task));
+    host(runId: RunId, task: JsonValue, options: { conversation?: boolean } = {}) {
+      return wire(() => this.hosting.create(runId, task, options.conversation === true));
     }
     hostState(runId: RunId) {
       return wire(async () => (await this.hosting.driver()).state(runId));
     }
+    /** An operator's (or a conversation's user's) operation through the host, answered with nothing but its success. */
+    #operate(op: OperatorOp, append: (d: Driver) => Promise<unknown>) {
+      return wire(async () => {
+        await this.hosting.operate(op, append);
+        return null;
+      });
+    }
     hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
-      return wire(() => this.hosting.operate("approve", (d) => d.approve(runId, approvalId, answer)));
+      return this.#operate("approve", (d) => d.approve(runId, approvalId, answer));
     }
     hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer) {
-      return wire(() => this.hosting.operate("deny", (d) => d.deny(runId, approvalId, answer)));
+      return this.#operate("deny", (d) => d.deny(runId, approvalId, answer));
     }
     hostSettle(runId: RunId, approvalId: ApprovalId, answer: Settlement) {
-      return wire(() => this.hosting.operate("settle", (d) => d.settle(runId, approvalId, answer)));
+      return this.#operate("settle", (d) => d.settle(runId, approvalId, answer));
     }
     hostCancel(runId: RunId, options: { by: string; reason?: string }) {
-      return wire(() => this.hosting.operate("cancel", (d) => d.cancel(runId, options)));
+      return this.#operate("cancel", (d) => d.cancel(runId, options));
+    }
+    hostSend(runId: RunId, message: UserMessage, options: { by: string }) {
+      return wire(async () => {
+        const { seq, duplicate } = await this.hosting.operate("send", (d) => d.send(runId, message, options));
+        return { seq, duplicate };
+      });
+    }
+    hostStopTurn(runId: RunId, options: { by: string }) {
+      return wire(async () => ({ status: (await this.hosting.operate("stop", (d) => d.stopTurn(runId, options))).status }));
+    }
+    hostRegenerate(runId: RunId, options: { by: string }) {
+      return this.#operate("regenerate", (d) => d.regenerate(runId, options));
+    }
+    hostClose(runId: RunId, options: { by: string; reason?: string }) {
+      return this.#operate("close", (d) => d.close(runId, options));
     }
     hostDrive() {
       return wire(() => this.hosting.drive());

@@ -71,6 +71,14 @@ function describe(e: JournalEvent): string {
       return `run.cancelled      by ${e.by}`;
     case "run.moved":
       return `run.moved          from ${e.from} to ${e.to} (epoch ${e.epoch})`;
+    case "user.message":
+      return `user.message       turn ${e.turn} ${e.messageId}: ${JSON.stringify(e.text).slice(0, 70)}`;
+    case "turn.ended":
+      return `turn.ended         turn ${e.turn}: ${e.reason}`;
+    case "turn.regenerated":
+      return `turn.regenerated   turn ${e.turn}`;
+    case "run.closed":
+      return `run.closed         by ${e.by}`;
   }
 }
 

@@ -29,6 +29,7 @@ import { registerConsoleAssets, registerConsolePage } from "./console-routes.js"
 import { bodyCap, jsonOnly, sameOriginOnly } from "./guards.js";
 import { registerMoveRoutes } from "./move-routes.js";
 import { registerRunRoutes } from "./run-routes.js";
+import { registerConversationRoutes } from "./conversation-routes.js";
 import { consoleSessions } from "./session-routes.js";
 import { memorySessions } from "./sessions.js";
 import { checkFrom, fromQuery, idParam } from "./wire.js";
@@ -98,5 +99,6 @@ export function createHttpApp(options: HttpAppOptions): Hono<{ Variables: AppVar
 
   registerConsolePage(app, csp);
   registerRunRoutes(app, backend, sessions, keepAliveMs);
+  registerConversationRoutes(app, backend);
   return app;
 }

@@ -3,7 +3,7 @@
  * and its store), or in Durable Objects (one per run, each driving its own).
  */
 import { answerThenDrive, type Driver, type StepProgress } from "../driver/index.js";
-import type { ApprovalAnswer, Settlement } from "../driver/index.js";
+import type { ApprovalAnswer, Sent, Settlement, UserMessage } from "../driver/index.js";
 import { isIsoagentError } from "../errors.js";
 import type { ApprovalId, RunId } from "../ids.js";
 import type { JsonValue } from "../json/index.js";
@@ -26,7 +26,7 @@ export interface RunsBackend {
    * with RUN_EXISTS, atomically: of two creates of one id, exactly one
    * creates it.
    */
-  create(task: JsonValue, options?: { readonly runId?: RunId }): Promise<RunId>;
+  create(task: JsonValue, options?: { readonly runId?: RunId; readonly conversation?: boolean }): Promise<RunId>;
   list(filter: RunFilter): Promise<RunSummary[]>;
   /** The run's state; RUN_NOT_FOUND (404) for an unknown run, without creating anything for it. */
   state(runId: RunId): Promise<RunState>;
@@ -48,6 +48,14 @@ export interface RunsBackend {
   /** Settles an interrupted side effect (only those). */
   settle(runId: RunId, approvalId: ApprovalId, answer: Settlement): Promise<void>;
   cancel(runId: RunId, options: { by: string; reason?: string | undefined }): Promise<void>;
+  /** A user's message to a conversation (Driver.send); a new one opens a turn, which is then driven. */
+  send(runId: RunId, message: UserMessage, options: { by: string }): Promise<Pick<Sent, "seq" | "duplicate">>;
+  /** Stops a conversation's turn in progress (Driver.stopTurn): the status after it. */
+  stopTurn(runId: RunId, options: { by: string }): Promise<Pick<RunState, "status">>;
+  /** Runs a conversation's last turn again (Driver.regenerate), then drives it. */
+  regenerate(runId: RunId, options: { by: string }): Promise<void>;
+  /** Closes a conversation between turns (Driver.close). */
+  close(runId: RunId, options: { by: string; reason?: string }): Promise<void>;
   /** What a streaming agent has said so far in the step being decided (not journaled), when the backend can tell. */
   progress?(runId: RunId): Promise<StepProgress | undefined>;
   /** Why the run could not be driven the last time it was tried, when it could not (its tools changed shape, ...). */
@@ -73,8 +81,9 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
   };
   return {
     async create(task, opts) {
-      const runId = await driver.create(task, opts?.runId === undefined ? {} : { runId: opts.runId });
-      drive(runId);
+      const runId = await driver.create(task, { ...(opts?.runId === undefined ? {} : { runId: opts.runId }), ...(opts?.conversation === true ? { conversation: true } : {}) });
+      // A conversation waits for its first message: nothing to drive yet.
+      if (opts?.conversation !== true) drive(runId);
       return runId;
     },
     list: (filter) => driver.listRuns(filter),
@@ -104,6 +113,19 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
       ),
     async cancel(runId, opts) {
       await driver.cancel(runId, { by: opts.by, ...(opts.reason === undefined ? {} : { reason: opts.reason }) });
+    },
+    async send(runId, message, opts) {
+      const sent = await driver.send(runId, message, opts);
+      if (!sent.duplicate) drive(runId);
+      return sent;
+    },
+    stopTurn: (runId, opts) => driver.stopTurn(runId, opts),
+    async regenerate(runId, opts) {
+      await driver.regenerate(runId, opts);
+      drive(runId);
+    },
+    async close(runId, opts) {
+      await driver.close(runId, opts);
     },
     progress: async (runId) => driver.progress(runId),
     problem: async (runId) => problems.get(runId),

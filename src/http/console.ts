@@ -32,8 +32,8 @@ export const CONSOLE_HTML = `<!doctype html>
 <header><h1>isoagent <span>operator console</span></h1><span id="status">loading…</span><span id="page-error" role="alert"></span><button id="logout" class="neutral">Log out</button></header>
 <main>
 <nav>
-<form id="new-run"><label for="task">New run</label><textarea id="task" rows="2" placeholder="The task, in words (or a JSON object)" maxlength="4096" required></textarea><button type="submit" id="start">Start run</button><span id="new-status"></span></form>
-<div class="list-head"><h2>Runs</h2><select id="filter" aria-label="Show runs by status"><option value="">all</option><option value="running">running</option><option value="waiting">waiting</option><option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option></select></div>
+<form id="new-run"><label for="task">New run</label><textarea id="task" rows="2" placeholder="The task, in words (or a JSON object)" maxlength="4096" required></textarea><label class="inline" title="The task is what the agent is told first; the run then waits for messages"><input type="checkbox" id="as-conversation"> a conversation</label><button type="submit" id="start">Start run</button><span id="new-status"></span></form>
+<div class="list-head"><h2>Runs</h2><select id="filter" aria-label="Show runs by status"><option value="">all</option><option value="running">running</option><option value="waiting">waiting</option><option value="idle" title="a conversation between turns">idle</option><option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option></select></div>
 <ul id="runs"></ul>
 <div class="pager"><button id="newer" class="neutral" disabled>← Newer</button><span id="page"></span><button id="older" class="neutral" disabled>Older →</button></div>
 </nav>
@@ -48,6 +48,7 @@ export const CONSOLE_HTML = `<!doctype html>
 <div id="trace"></div>
 <div id="lease"></div>
 <div id="approvals"></div>
+<div id="chat" hidden><h3>Conversation</h3><ol id="bubbles"></ol><form id="message-form"><label for="message">Message</label><textarea id="message" rows="2" maxlength="100000" placeholder="Write to the agent"></textarea><div class="chat-buttons"><button type="submit" id="send">Send</button><button type="button" id="stop-turn" class="deny">Stop</button><button type="button" id="regenerate" class="neutral">Regenerate</button><button type="button" id="close-chat" class="neutral">Close conversation</button></div><p id="chat-status"></p></form></div>
 <div id="progress" hidden><h3>The agent is deciding step <span id="progress-step"></span></h3><pre id="progress-text"></pre></div>
 <div id="history" hidden><h3>Decided approvals</h3><div id="history-list"></div></div>
 <h3>Journal <span class="hint">(a row opens its whole event)</span></h3>
@@ -69,8 +70,12 @@ nav li.selected{outline:2px solid #3b6ef5}nav li.empty{cursor:default;opacity:.7
 nav li .line{display:flex;gap:6px;align-items:baseline;justify-content:space-between}nav li .title{font-weight:600}
 .meta{font-size:11px;opacity:.75}.meta.id{font-family:ui-monospace,monospace}
 .badge{font-size:11px;padding:1px 6px;border-radius:8px;background:#e4e7ee;white-space:nowrap}
-.badge.custody{background:#dfe8fd}.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.failed,.badge.cancelled{background:#f6d3d0}
-#new-run{display:grid;gap:4px;margin-bottom:12px}#new-run label{font-weight:600}#new-status{font-size:12px;opacity:.8}
+.badge.custody{background:#dfe8fd}.badge.completed{background:#d5f0dc}.badge.waiting{background:#fde9b6}.badge.idle{background:#e3e8ef}.badge.failed,.badge.cancelled{background:#f6d3d0}
+#new-run{display:grid;gap:4px;margin-bottom:12px}#new-run label.inline{font-weight:normal;font-size:12px}
+#bubbles{list-style:none;margin:0 0 8px;padding:0;display:grid;gap:6px}.bubble{max-width:80%;padding:6px 10px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}
+.bubble.user{justify-self:end;background:#3b6ef5;color:#fff}.bubble.agent{justify-self:start;background:#fff;border:1px solid #dde1ea}.bubble.thinking{opacity:.75;font-style:italic}
+.bubble.stopped{justify-self:center;background:#f0f1f4;font-size:12px}.bubble.superseded{opacity:.45;text-decoration:line-through}.bubble .note{font-size:11px;opacity:.75}
+#message-form{display:grid;gap:4px}.chat-buttons{display:flex;flex-wrap:wrap;gap:6px}#chat-status{font-size:12px;opacity:.8;margin:0}#new-run label{font-weight:600}#new-status{font-size:12px;opacity:.8}
 textarea,input,select{font:inherit;padding:5px 6px;border:1px solid #c8ccd6;border-radius:4px;max-width:100%}textarea{width:100%;resize:vertical}
 .list-head{display:flex;align-items:center;justify-content:space-between;gap:8px}.list-head h2{margin:8px 0}
 .pager{display:flex;align-items:center;justify-content:space-between;gap:8px;margin-top:6px;font-size:12px}

@@ -42,13 +42,14 @@ export function registerRunRoutes(app: Hono<{ Variables: AppVariables }>, backen
   app.post("/runs", async (c) => {
     const b = await readBody(c, CREATE);
     const key = c.req.header("idempotency-key");
-    if (key === undefined) return c.json({ runId: await backend.create(b["task"]!) }, 201);
+    const conversation = b["conversation"] === true ? { conversation: true } : {};
+    if (key === undefined) return c.json({ runId: await backend.create(b["task"]!, conversation) }, 201);
     if (!IDEMPOTENCY_KEY.test(key)) throw new HttpError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
     const task = b["task"]!;
     const made = await createIdempotent(
       idempotentRunId(c.get("caller"), key),
       task,
-      (runId) => backend.create(task, { runId }),
+      (runId) => backend.create(task, { runId, ...conversation }),
       async (runId) => (await backend.state(runId)).task,
     );
     if (made.replayed) c.header("Idempotent-Replayed", "true");

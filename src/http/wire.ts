@@ -24,6 +24,7 @@ export const STATUS: Record<string, number> = {
   INVALID_QUERY: 400,
   FROM_PAST_END: 400,
   DRIVER_INVALID: 400,
+  MESSAGE_INVALID: 400,
   ANSWER_REQUIRED: 400,
   IDEMPOTENCY_KEY_INVALID: 400,
   UNAUTHORIZED: 401,
@@ -41,6 +42,10 @@ export const STATUS: Record<string, number> = {
   APPROVAL_STALE: 409,
   TOOL_SHAPE_CHANGED: 409,
   RUN_NOT_ACTIVE: 409,
+  NOT_A_CONVERSATION: 409,
+  TURN_IN_PROGRESS: 409,
+  NO_TURN: 409,
+  MESSAGE_ID_REUSED: 409,
   RUN_EXISTS: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   // A copy of a run owned elsewhere takes no write (isoagent/move).
@@ -48,6 +53,7 @@ export const STATUS: Record<string, number> = {
   RUN_IN_TRANSIT: 409,
   RUN_MIRROR: 409,
   BODY_TOO_LARGE: 413,
+  MESSAGE_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
 };
 
@@ -66,11 +72,17 @@ export function errorBody(code: string, message: string): { error: { code: strin
 }
 
 const string = (description: string) => ({ type: "string", minLength: 1, maxLength: 4096, description });
-function body(schema: object): () => CompiledSchema {
+/** A route's body schema, compiled on first use. */
+export function body(schema: object): () => CompiledSchema {
   let compiled: CompiledSchema | undefined;
   return () => (compiled ??= compileSchema(schema));
 }
-export const CREATE = body({ type: "object", additionalProperties: false, required: ["task"], properties: { task: true } });
+export const CREATE = body({
+  type: "object",
+  additionalProperties: false,
+  required: ["task"],
+  properties: { task: true, conversation: { type: "boolean", description: "A conversation: it waits for its user's messages (POST /runs/:id/messages)" } },
+});
 // The token, or a one-time login code (POST /login/code): exactly one of them.
 export const LOGIN = body({
   type: "object",
@@ -207,6 +219,9 @@ export function view(s: RunState, lease: LeaseView | null, problem: { code: stri
     updatedAt: s.updatedAt,
     task: s.task,
     ...(s.cancelled !== undefined ? { cancelled: s.cancelled } : {}),
+    // A conversation (v5): its turns, whether one is in progress, and how the last ended; and who closed it.
+    ...(s.conversation !== undefined ? { conversation: { turn: s.conversation.turn, open: s.conversation.open, ...(s.conversation.ended === undefined ? {} : { ended: s.conversation.ended }) } } : {}),
+    ...(s.closed !== undefined ? { closed: s.closed } : {}),
     ...(problem !== undefined ? { problem } : {}),
     // The OTLP trace id of the run's spans (GET /runs/:id/trace).
     traceId: s.createdHash.slice(0, 32),

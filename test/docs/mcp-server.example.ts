@@ -67,9 +67,11 @@ for (const token of [operatorToken, agentToken]) {
   assert.match(await outcome(Promise.resolve(byName.get("read_file")!.call({ path: "notes/todo.md" } as never, bareContext()))), /- milk/);
   assert.doesNotMatch(await outcome(Promise.resolve(byName.get("read_file")!.call({ path: "secret/keys.md" } as never, bareContext()))), /hunter2/); // the policy denies it
   assert.match(await outcome(Promise.resolve(byName.get("read_file")!.call({ path: "secret/keys.md" } as never, bareContext()))), /denied|deny/i);
-  // The agent's token creates and reads runs; answering and cancelling are the operator's (not even listed for the agent).
+  // The agent's token creates and reads runs, and talks with conversations; answering and cancelling are the operator's (not even listed for the agent).
   const runTools = tools.map((t) => t.name).filter((n) => n.startsWith("isoagent_"));
   const reading = ["isoagent_create_run", "isoagent_list_runs", "isoagent_get_run", "isoagent_get_events", "isoagent_list_approvals"];
+  // A conversation's user sends its messages and controls its turns (docs/conversations.md).
+  reading.push("isoagent_send_message", "isoagent_stop_turn", "isoagent_regenerate", "isoagent_close_conversation");
   assert.deepEqual(runTools, token === agentToken ? reading : [...reading, "isoagent_answer_approval", "isoagent_cancel_run"]);
   const created = await outcome(Promise.resolve(byName.get("isoagent_create_run")!.call({ task: "from MCP" } as never, bareContext())));
   assert.match(created, /run_/);

@@ -319,3 +319,49 @@ describe.skipIf(!present)("the console answers ask_user (the Worker with a model
     }
   });
 });
+
+describe.skipIf(!present)("a conversation in the console (issue 29)", () => {
+  it("shows its messages and answers as bubbles, sends from the message box, approves a write inside a turn, regenerates and closes it", async () => {
+    const res = await fetch(`${base}/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ task: "You keep the notes.", conversation: true }),
+    });
+    const { runId } = (await res.json()) as { runId: string };
+    const page = await (await browser.newContext()).newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await consoleLogin(page, base, TOKEN);
+    await page.waitForSelector("body[data-ready=yes]", { state: "attached" });
+    await page.waitForSelector(`li[data-run="${runId}"]`);
+    await page.click(`li[data-run="${runId}"]`);
+    await page.waitForSelector("#run[data-status=idle]");
+    await page.locator("#chat").waitFor();
+    await page.fill("#message", DEMO_TASK);
+    await page.click("#send");
+    await page.locator(".bubble.user").first().waitFor();
+    expect(await page.locator(".bubble.user .text").first().textContent()).toBe(DEMO_TASK);
+    // The turn's write asks for approval in the run's pane, as any run's does.
+    const approval = page.locator("section.approval[data-kind=call]");
+    await approval.waitFor();
+    await approval.locator("button.approve").click();
+    await page.locator(".bubble.agent").first().waitFor();
+    expect(await page.locator(".bubble.agent .text").first().textContent()).toBe("notes/summary.md written and checked");
+    await page.waitForSelector("#run[data-status=idle]");
+    // Regenerated: the answer is struck through (the journal keeps it), and the turn runs again (its write asks again).
+    await expect.poll(async () => page.locator("#regenerate").isEnabled()).toBe(true);
+    await page.click("#regenerate");
+    await page.locator(".bubble.superseded").first().waitFor();
+    await page.locator("section.approval[data-kind=call]").waitFor();
+    await page.click("#stop-turn");
+    await page.locator(".bubble.stopped").first().waitFor();
+    await page.waitForSelector("#run[data-status=idle]");
+    await expect.poll(async () => page.locator("#close-chat").isEnabled()).toBe(true);
+    await page.click("#close-chat");
+    await page.waitForSelector("#run[data-status=completed]");
+    const events = ((await (await fetch(`${base}/runs/${runId}/events`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { events: { type: string; reason?: string }[] }).events;
+    expect(events.filter((e) => e.type === "turn.ended").map((e) => e.reason)).toEqual(["answered", "stopped"]);
+    expect(events.filter((e) => e.type === "user.message")).toHaveLength(1);
+    expect(problems).toEqual([]);
+  });
+});

@@ -191,7 +191,7 @@ describe("finding 9: server faults from the outside", () => {
     expect(((await many.json()) as { runs: unknown[] }).runs).toHaveLength(1);
     const unknown = await app.request(`/runs?status=running,${Array.from({ length: 120 }, (_, k) => `s${k}`).join(",")}`, { headers: bearer });
     expect(unknown.status).toBe(400);
-    expect(await unknown.json()).toEqual({ error: { code: "INVALID_QUERY", message: 'status "s0" is not one of running, waiting, completed, failed, cancelled' } });
+    expect(await unknown.json()).toEqual({ error: { code: "INVALID_QUERY", message: 'status "s0" is not one of running, waiting, idle, completed, failed, cancelled' } });
     for (const limit of ["0", "501", "abc", "1.5", "-1"]) expect((await app.request(`/runs?limit=${limit}`, { headers: bearer })).status, limit).toBe(400);
   });
 

@@ -47,13 +47,22 @@ const json = (r: unknown): any => JSON.parse((r as { content: { text: string }[]
 
 describe("run control as MCP tools", () => {
   it("lists the operator's tools only to an operator", async () => {
-    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual(["isoagent_create_run", "isoagent_list_runs", "isoagent_get_run", "isoagent_get_events", "isoagent_list_approvals"]);
+    const conversation = ["isoagent_send_message", "isoagent_stop_turn", "isoagent_regenerate", "isoagent_close_conversation"];
+    expect((await agent.listTools()).tools.map((t) => t.name)).toEqual([
+      "isoagent_create_run",
+      "isoagent_list_runs",
+      "isoagent_get_run",
+      "isoagent_get_events",
+      "isoagent_list_approvals",
+      ...conversation,
+    ]);
     expect((await operator.listTools()).tools.map((t) => t.name)).toEqual([
       "isoagent_create_run",
       "isoagent_list_runs",
       "isoagent_get_run",
       "isoagent_get_events",
       "isoagent_list_approvals",
+      ...conversation,
       "isoagent_answer_approval",
       "isoagent_cancel_run",
     ]);
@@ -73,6 +82,11 @@ describe("run control as MCP tools", () => {
       isoagent_get_run: read,
       isoagent_get_events: read,
       isoagent_list_approvals: read,
+      // A message makes the agent act (once per id); a stop interrupts what the turn does; a close ends the conversation.
+      isoagent_send_message: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      isoagent_stop_turn: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      isoagent_regenerate: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      isoagent_close_conversation: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       isoagent_answer_approval: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
       isoagent_cancel_run: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     });
@@ -118,5 +132,41 @@ describe("run control as MCP tools", () => {
     expect([bad.isError, (bad.content as { text: string }[])[0]!.text.startsWith("Error: invalid arguments for isoagent_get_run: /runId:")]).toEqual([true, true]);
     const missing = await agent.callTool({ name: "isoagent_get_run", arguments: { runId: "run_nope" } });
     expect((missing.content as { text: string }[])[0]!.text).toMatch(/^Error: RUN_NOT_FOUND: /);
+  });
+});
+
+describe("a conversation as MCP tools (issue 29)", () => {
+  it("creates a conversation, sends its messages (each id taken once), stops a turn, regenerates and closes it, for a run-scoped caller", async () => {
+    const chatDriver = createDriver({ store: memoryStore(), agent: scriptedAgent((view) => final(`heard ${view.transcript.length}`)), tools: [] });
+    const chatServer = mcpRunsServer(driverBackend(chatDriver));
+    const http = await serveFetch((r) => chatServer.fetch(r, { scope: "run" }) as Promise<Response>);
+    endpoints.push(http);
+    const c = new Client({ name: "chat-client", version: "1" });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${http.origin}/mcp`)));
+    clients.push(c);
+    const call = async (name: string, args: Record<string, unknown>) => json(await c.callTool({ name, arguments: args }));
+    const settled = async (runId: string, output: string) => {
+      for (let k = 0; k < 500; k++) {
+        const run = await call("isoagent_get_run", { runId });
+        if (run.status === "idle" && run.output === output && (await chatDriver.lease(runId as never)) === null) return run;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      throw new Error(`run ${runId} never answered ${output}`);
+    };
+    const { runId } = await call("isoagent_create_run", { task: "Be brief.", conversation: true });
+    expect((await call("isoagent_get_run", { runId })).status).toBe("idle");
+    expect(await call("isoagent_send_message", { runId, id: "m1", text: "hello" })).toMatchObject({ duplicate: false });
+    await settled(runId, "heard 2");
+    expect(await call("isoagent_send_message", { runId, id: "m1", text: "hello" })).toMatchObject({ duplicate: true });
+    const reused = await c.callTool({ name: "isoagent_send_message", arguments: { runId, id: "m1", text: "other" } });
+    expect([reused.isError, (reused as { content: { text: string }[] }).content[0]!.text]).toEqual([true, expect.stringContaining("MESSAGE_ID_REUSED")]);
+    expect(await call("isoagent_stop_turn", { runId })).toEqual({ status: "idle" });
+    expect(await call("isoagent_regenerate", { runId })).toEqual({ ok: true });
+    await settled(runId, "heard 2");
+    expect(await call("isoagent_close_conversation", { runId, reason: "done" })).toEqual({ ok: true });
+    expect((await call("isoagent_get_run", { runId })).status).toBe("completed");
+    const events = await chatDriver.events(runId);
+    expect(events.filter((e) => e.type === "user.message")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "turn.regenerated")).toHaveLength(1);
   });
 });

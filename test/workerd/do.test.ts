@@ -227,6 +227,57 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     expect(late.body.error.code).toBe("RUN_NOT_ACTIVE");
   });
 
+  it("holds a 3-turn conversation in the run's object: a tool call and its approval in turn 2, each message taken once, idle between turns (issue 29)", async () => {
+    const created = await post("/runs", { task: "ask chat local_mutation", conversation: true });
+    expect(created.status).toBe(201);
+    const runId = created.body.runId as string;
+    const runUntil = (what: string, ok: (run: any) => boolean) =>
+      until(`run ${runId}: ${what}`, async () => {
+        const run = (await api(`/runs/${runId}`)).body.run;
+        return ok(run) ? run : undefined;
+      });
+    await runUntil("idle before its first message", (r) => r.status === "idle");
+    const say = async (id: string, text: string): Promise<void> => {
+      expect((await post(`/runs/${runId}/messages`, { id, text })).status).toBe(202);
+      // A retried POST of the same message appends nothing.
+      const again = await post(`/runs/${runId}/messages`, { id, text });
+      expect([again.status, again.body.duplicate]).toEqual([200, true]);
+    };
+    await say("m1", "hello");
+    expect((await runUntil("answered turn 1", (r) => r.status === "idle" && r.output === "you said: hello")).output).toBe("you said: hello");
+    await say("m2", "add a");
+    const waiting = await runUntil("waiting in turn 2", (r) => r.status === "waiting");
+    expect((await post(`/runs/${runId}/messages`, { id: "m3", text: "too soon" })).body.error.code).toBe("TURN_IN_PROGRESS");
+    const [pending] = waiting.approvals;
+    expect((await post(`/runs/${runId}/approvals/${pending.approvalId}`, { decision: "approve", requestHash: pending.requestHash, by: "test-operator" })).status).toBe(200);
+    await runUntil("answered turn 2", (r) => r.status === "idle" && r.output === "added");
+    expect((await api(`/test/run/${runId}/world`)).body.world).toEqual({ items: ["a"] });
+    await say("m3", "bye");
+    await runUntil("answered turn 3", (r) => r.status === "idle" && r.output === "you said: bye");
+    expect((await api("/runs?status=idle")).body.runs.map((r: { runId: string }) => r.runId)).toContain(runId);
+    expect((await post(`/runs/${runId}/close`, { by: "ana" })).status).toBe(200);
+    await runUntil("closed", (r) => r.status === "completed");
+    const events = (await api(`/runs/${runId}/events`)).body.events as JournalEvent[];
+    expect(events.filter((e) => e.type === "user.message").map((e) => (e as Extract<JournalEvent, { type: "user.message" }>).messageId)).toEqual(["m1", "m2", "m3"]);
+    expect(events.filter((e) => e.type === "turn.ended").map((e) => (e as Extract<JournalEvent, { type: "turn.ended" }>).reason)).toEqual(["answered", "answered", "answered"]);
+  });
+
+  it("stops a conversation's turn in the run's object while its tool waits for an approval, and the conversation goes on (issue 29)", async () => {
+    const runId = (await post("/runs", { task: "ask chat local_mutation", conversation: true })).body.runId as string;
+    const runUntil = (what: string, ok: (run: any) => boolean) =>
+      until(`run ${runId}: ${what}`, async () => {
+        const run = (await api(`/runs/${runId}`)).body.run;
+        return ok(run) ? run : undefined;
+      });
+    await runUntil("idle", (r) => r.status === "idle");
+    expect((await post(`/runs/${runId}/messages`, { id: "m1", text: "add z" })).status).toBe(202);
+    await runUntil("waiting", (r) => r.status === "waiting");
+    expect((await post(`/runs/${runId}/stop`, { by: "ana" })).body).toEqual({ status: "idle" });
+    expect((await api(`/test/run/${runId}/world`)).body.world).toEqual({ items: [] });
+    expect((await post(`/runs/${runId}/messages`, { id: "m2", text: "hi" })).status).toBe(202);
+    await runUntil("answered", (r) => r.status === "idle" && r.output === "you said: hi");
+  });
+
   it("streams a run's journal over SSE, resumed after Last-Event-ID", async () => {
     const runId = (await post("/runs", { task: "plain_read_only" })).body.runId as string;
     await until(`run ${runId} to complete`, async () => (await api(`/runs/${runId}`)).body.run.status === "completed");

@@ -116,6 +116,14 @@ function line(e: JournalEvent): string {
       return `by ${e.by}`;
     case "run.moved":
       return `moved from ${e.from} to ${e.to} (epoch ${e.epoch})`;
+    case "user.message":
+      return `turn ${e.turn}: ${JSON.stringify(e.text)}`;
+    case "turn.ended":
+      return `turn ${e.turn} ${e.reason}${e.by === undefined ? "" : ` by ${e.by}`}`;
+    case "turn.regenerated":
+      return `turn ${e.turn} regenerated`;
+    case "run.closed":
+      return `closed by ${e.by}`;
   }
 }
 

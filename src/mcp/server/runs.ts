@@ -1,6 +1,7 @@
 /**
  * Run control as MCP tools: create a run, read its state and events, list
- * the approvals it waits for (any caller of the endpoint); answer an
+ * the approvals it waits for, send a conversation its messages and control
+ * its turns (any caller of the endpoint); answer an
  * approval and cancel a run (callers with the operator scope only: an agent
  * holding only the run token can never answer an approval, its own least).
  */
@@ -17,13 +18,18 @@ import { ID_PATTERN_SOURCE } from "../../ids.js";
 
 /** What run control needs of wherever runs live (`RunsBackend` of isoagent/http has it: `driverBackend`, `durableObjectBackend`). */
 export interface RunsControl {
-  create(task: JsonValue): Promise<RunId>;
+  create(task: JsonValue, options?: { readonly conversation?: boolean }): Promise<RunId>;
   list(filter: RunFilter): Promise<RunSummary[]>;
   state(runId: RunId): Promise<RunState>;
   events(runId: RunId, fromSeq: number): Promise<JournalEvent[]>;
   approve(runId: RunId, approvalId: ApprovalId, answer: { requestHash: string; by: string; reason?: string; answer?: string }): Promise<void>;
   deny(runId: RunId, approvalId: ApprovalId, answer: { requestHash: string; by: string; reason?: string }): Promise<void>;
   cancel(runId: RunId, options: { by: string; reason?: string }): Promise<void>;
+  /** A conversation's message and the controls of its turns (v5). */
+  send(runId: RunId, message: { readonly id: string; readonly text: string; readonly metadata?: JsonValue }, options: { by: string }): Promise<{ readonly seq: number; readonly duplicate: boolean }>;
+  stopTurn(runId: RunId, options: { by: string }): Promise<{ readonly status: RunStatus }>;
+  regenerate(runId: RunId, options: { by: string }): Promise<void>;
+  close(runId: RunId, options: { by: string; reason?: string }): Promise<void>;
 }
 
 /** Who calls the MCP endpoint: what their token lets them do. */
@@ -60,12 +66,19 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
   return [
     {
       name: "isoagent_create_run",
-      description: "Create an isoagent run for a task and start it. Answers its run id.",
-      inputSchema: strict({ task: { description: "The task: any JSON (a string, or an object the agent understands)" } }, ["task"]),
+      description:
+        "Create an isoagent run for a task and start it. Answers its run id. With conversation: true, a conversation: it waits for messages (isoagent_send_message), and the task is what its agent is told first.",
+      inputSchema: strict(
+        {
+          task: { description: "The task: any JSON (a string, or an object the agent understands)" },
+          conversation: { type: "boolean", description: "A conversation, turn after turn, instead of one task" },
+        },
+        ["task"],
+      ),
       operator: false,
       // Adds a run (each call another one), whose agent then acts with its own tools, through its own gate.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async (a) => ({ runId: await backend.create(a["task"]!) }),
+      run: async (a) => ({ runId: await backend.create(a["task"]!, a["conversation"] === true ? { conversation: true } : {}) }),
     },
     {
       name: "isoagent_list_runs",
@@ -103,6 +116,59 @@ export function runTools(backend: RunsControl): readonly RunTool[] {
       operator: false,
       annotations: READ,
       run: async (a) => ({ approvals: pendingApprovals(await backend.state(parseRunId(String(a["runId"])))) as unknown as JsonValue }),
+    },
+    {
+      name: "isoagent_send_message",
+      description:
+        "Send a message to a conversation: it opens the next turn, which its agent then answers (read it with isoagent_get_run). Only between turns. The same id again is taken once; the same id with other text is refused.",
+      inputSchema: strict(
+        {
+          runId: RUN_ID,
+          id: { type: "string", pattern: ID_PATTERN_SOURCE, description: "Your id for the message" },
+          text: { type: "string", minLength: 1, maxLength: 100_000 },
+          metadata: { description: "Your own JSON about the message (never shown to the agent)" },
+        },
+        ["runId", "id", "text"],
+      ),
+      operator: false,
+      // Each new message makes the agent act; sending one again changes nothing.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      run: async (a, caller) => {
+        const message = { id: String(a["id"]), text: String(a["text"]), ...(a["metadata"] === undefined ? {} : { metadata: a["metadata"] }) };
+        const sent = await backend.send(parseRunId(String(a["runId"])), message, { by: caller.by ?? "user (MCP)" });
+        return { seq: sent.seq, duplicate: sent.duplicate };
+      },
+    },
+    {
+      name: "isoagent_stop_turn",
+      description: "Stop a conversation's turn in progress: its model call is aborted, a tool in flight interrupted, calls not started closed. The conversation stays open.",
+      inputSchema: strict({ runId: RUN_ID }, ["runId"]),
+      operator: false,
+      // Interrupts what the turn was doing; stopping again changes nothing.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      run: async (a, caller) => ({ status: (await backend.stopTurn(parseRunId(String(a["runId"])), { by: caller.by ?? "user (MCP)" })).status }),
+    },
+    {
+      name: "isoagent_regenerate",
+      description: "Run a conversation's last turn again from its message: the agent answers anew (the effects of its first answer are not undone). Only between turns.",
+      inputSchema: strict({ runId: RUN_ID }, ["runId"]),
+      operator: false,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      run: async (a, caller) => {
+        await backend.regenerate(parseRunId(String(a["runId"])), { by: caller.by ?? "user (MCP)" });
+        return { ok: true };
+      },
+    },
+    {
+      name: "isoagent_close_conversation",
+      description: "Close a conversation between turns: it ends completed, its output its last answer.",
+      inputSchema: strict({ runId: RUN_ID, reason: { type: "string", maxLength: 2000 } }, ["runId"]),
+      operator: false,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      run: async (a, caller) => {
+        await backend.close(parseRunId(String(a["runId"])), { by: caller.by ?? "user (MCP)", ...(a["reason"] === undefined ? {} : { reason: String(a["reason"]) }) });
+        return { ok: true };
+      },
     },
     {
       name: "isoagent_answer_approval",

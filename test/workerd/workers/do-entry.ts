@@ -19,8 +19,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { runObjectClass, sqlWorkspace, durableObjectStore, RunIndex, workerApp, wire, type HostContext, type WorkerEnv } from "../../../adapters/durable-object/index.js";
 import {
+  call,
+  calls,
   createDriver,
   defineTool,
+  final,
+  scriptedAgent,
   isIsoagentError,
   rulesPolicy,
   strictObject,
@@ -68,6 +72,16 @@ function sideEffectOf(hc: HostContext<Env>): SideEffect {
 }
 
 const scenario = (hc: HostContext<Env>) => listScenario(sideEffectOf(hc), { storage: world(hc.runId), prefix: "world" });
+
+/** A conversation's agent (a task "ask chat ..."): "add <item>" adds it (an approval), anything else is answered by echoing it. */
+const chatAgent = () =>
+  scriptedAgent((view) => {
+    const last = view.transcript[view.transcript.length - 1];
+    if (last?.type !== "user") return final("added");
+    const m = /^add (\w+)$/.exec(last.text);
+    return m === null ? final(`you said: ${last.text}`) : calls(call("add_item", { item: m[1]! }));
+  });
+const chatting = (hc: HostContext<Env>): boolean => typeof hc.task === "string" && hc.task.startsWith("ask chat");
 
 type Env = WorkerEnv & {
   readonly WORLD: DurableObjectNamespace<World>;
@@ -259,7 +273,7 @@ const Base = runObjectClass<Env>({
   // "unsafe_" runs: the output gate trusted with an effect it does not hold
   // back (the world in memory), to show that the crash matrix sees it.
   durability: (hc) => (gated(hc.runId) || hc.runId.startsWith("unsafe_") ? "output-gate" : "sync"),
-  agent: (hc) => scenario(hc).agent(),
+  agent: (hc) => (chatting(hc) ? chatAgent() : scenario(hc).agent()),
   tools: (hc) =>
     gated(hc.runId)
       ? gatedTools(hc)
