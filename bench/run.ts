@@ -27,6 +27,7 @@ const { benchScaleIdb, printScaleIdb, scaleIdbResults } = await import("./scale-
 const { benchScaleDo, printScaleDo, scaleDoResults } = await import("./scale-do.js");
 const { benchResume, printResume, resumeResults } = await import("./resume.js");
 const { benchResumeAsk, printResumeAsk, resumeAskResults } = await import("./resume-ask.js");
+const { benchConversation, conversationResults, printConversation } = await import("./conversation.js");
 const { benchLongRun, longRunResults, printLongRun } = await import("./long-run.js");
 const { benchOtel, otelResults, printOtel } = await import("./otel.js");
 const { benchMove, moveResults, printMove } = await import("./move.js");
@@ -85,6 +86,11 @@ const BENCHMARKS: Record<string, () => Promise<Result[]>> = {
     const f = await benchResume({ quick });
     printResume(f);
     return resumeResults(f);
+  },
+  conversation: async () => {
+    const f = await benchConversation({ quick });
+    printConversation(f);
+    return conversationResults(f);
   },
   "resume-ask": async () => {
     const f = await benchResumeAsk({ quick });
