@@ -32,11 +32,11 @@ async function ready(page: Page): Promise<void> {
 }
 
 /** The workspace's receipts of committed changes, read from the page's IndexedDB. */
-function writes(page: Page): Promise<{ key: string; result: string }[]> {
+function writes(page: Page, workspace = "isoagent-example-workspace"): Promise<{ key: string; result: string }[]> {
   return page.evaluate(
-    () =>
+    (name) =>
       new Promise((resolve, reject) => {
-        const open = indexedDB.open("isoagent-example-workspace");
+        const open = indexedDB.open(name);
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
           const req = open.result.transaction("receipts").objectStore("receipts").getAll();
@@ -46,6 +46,7 @@ function writes(page: Page): Promise<{ key: string; result: string }[]> {
           };
         };
       }),
+    workspace,
   );
 }
 
@@ -199,6 +200,65 @@ describe.skipIf(!present)("examples/browser: starting a run, retried", () => {
     await page.click("#start");
     await page.waitForFunction(() => document.querySelectorAll("#runs li").length === 2);
     expect(await runIds()).toContain(first);
+    expect(errors).toEqual([]);
+    await context.close();
+    await site.close();
+  });
+});
+
+describe.skipIf(!present)("examples/browser: a conversation", () => {
+  // Issue 29: the example gains a message box. A conversation started from the
+  // page answers each message as a turn, with an approval in the second, and
+  // the transcript shows as bubbles beside the journal; closed, it ends.
+  it("talks turn after turn from the message box, answers an approval inside a turn, and closes", async () => {
+    const site = await serveStatic(built);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const db = `chat-${Date.now()}`;
+    await page.goto(`${site.url}?writeDelayMs=0&sw=off&db=${db}&workspace=${db}-ws`);
+    await ready(page);
+    await page.click("#start-chat");
+    // Idle from its creation: the message box is open, nothing else is.
+    await page.waitForSelector("#run[data-status=idle] #chat:not([hidden])");
+    expect(await page.locator("#chat-status").textContent()).toBe("Write the first message.");
+    expect(await page.locator("#regenerate").isDisabled()).toBe(true);
+    const send = async (text: string) => {
+      await page.locator("#send:not([disabled])").waitFor();
+      await page.fill("#message", text);
+      await page.click("#send");
+    };
+    const agentBubbles = page.locator("#bubbles .bubble.agent:not(.thinking)");
+    await send("hello");
+    await agentBubbles.first().waitFor();
+    expect(await agentBubbles.first().textContent()).toContain("only knows one task");
+    await page.waitForSelector("#run[data-status=idle]");
+    expect(await page.locator("#chat-status").textContent()).toBe("Your turn.");
+
+    // Turn 2 writes a file: it asks first, and the answer comes once it is approved.
+    await send("Summarise notes/todo.md into notes/summary.md");
+    await page.locator(".approval button.approve").click();
+    await page.waitForFunction(() => document.querySelectorAll("#bubbles .bubble.agent:not(.thinking)").length === 2);
+    await page.waitForSelector("#run[data-status=idle]");
+    expect(await page.locator("#bubbles .bubble.user").allTextContents()).toEqual(["hello", "Summarise notes/todo.md into notes/summary.md"]);
+    expect(await agentBubbles.nth(1).textContent()).toContain("notes/summary.md");
+    expect((await writes(page, `${db}-ws`)).filter((w) => w.result.startsWith("Created notes/summary.md"))).toHaveLength(1);
+    // Each message is one user.message event, each turn ends answered.
+    const types = await page.locator("#journal tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-type")));
+    expect(types.filter((t) => t === "user.message")).toHaveLength(2);
+    expect(types.filter((t) => t === "turn.ended")).toHaveLength(2);
+    expect(await overflowing(page)).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/browser-example-chat.png`, fullPage: true });
+
+    // A reload shows the same conversation, then closing it ends the run.
+    await page.reload();
+    await ready(page);
+    await page.waitForFunction(() => document.querySelectorAll("#bubbles .bubble.user").length === 2);
+    await page.locator("#close-chat:not([disabled])").click();
+    await page.waitForSelector("#run[data-status=completed]");
+    expect(await page.locator("#chat-status").textContent()).toBe("This conversation has ended.");
+    expect(await page.locator("#send").isDisabled()).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
     await site.close();

@@ -22,6 +22,7 @@ import { createIdempotent, idempotentRunId } from "../../../src/http/idempotency
 import { httpPlace, localPlace, mirrorRuns, moveRun, settleMove, toolShapes, type Mirror, type MirrorState, type MovePoint } from "../../../src/move/index.js";
 import { agentFor, describeAgent, type ModelChoice } from "../../model.js";
 import { DEMO_TASK, demoAgent as notesAgent } from "../../notes-agent.js";
+import { exampleChat } from "./chat.js";
 import { openWorkspace } from "./workspace.js";
 import { startTraces } from "./traces.js";
 import { previewView, typeCell } from "./view.js";
@@ -71,8 +72,10 @@ const moveFaults = {
 };
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+const CHAT_TASK = "You keep the notes in this browser's workspace. Be brief.";
 let selected: RunId | undefined = (params.get("run") as RunId | null) ?? undefined;
 let driving = 0;
+const chat = exampleChat({ driver, el, selected: () => selected, drive, refresh });
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -248,6 +251,8 @@ async function renderRun(runId: RunId): Promise<void> {
     $("approvals").replaceChildren(...pending.map((a) => renderApproval(runId, a)));
     $("approvals").dataset["shown"] = shown;
   }
+  // A conversation's bubbles and message box (chat.ts); only the owner talks, as only the owner answers.
+  chat.show(runId, state, events, custody === undefined ? (moving.has(runId) ? "moving" : "") : "a copy");
   $("journal").replaceChildren(...events.map((e) => el("tr", { "data-type": e.type }, el("td", {}, String(e.seq)), typeCell(e.type), el("td", {}, line(e)))));
   const files = await workspace.files();
   $("files").replaceChildren(...files.map((f) => el("li", {}, el("strong", {}, f.path), el("pre", {}, f.content))));
@@ -501,7 +506,7 @@ $("continue").addEventListener("click", () => {
  * tab hearing of it) names the same run, so it is found, not made twice.
  */
 const PENDING_START = "isoagent-example-pending-start";
-async function startRun(pending: { key: string; task: JsonValue }): Promise<void> {
+async function startRun(pending: { key: string; task: JsonValue; conversation?: boolean }): Promise<void> {
   sessionStorage.setItem(PENDING_START, JSON.stringify(pending));
   const runId = idempotentRunId(`isoagent-example:${dbName}`, pending.key);
   for (let attempt = 1; ; attempt++) {
@@ -509,7 +514,7 @@ async function startRun(pending: { key: string; task: JsonValue }): Promise<void
       await createIdempotent(
         runId,
         pending.task,
-        (id) => driver.create(pending.task, { runId: id }),
+        (id) => driver.create(pending.task, { runId: id, ...(pending.conversation === true ? { conversation: true } : {}) }),
         async (id) => (await driver.state(id)).task,
       );
       break;
@@ -530,12 +535,14 @@ async function startRun(pending: { key: string; task: JsonValue }): Promise<void
 }
 
 $("start").addEventListener("click", () => void startRun({ key: crypto.randomUUID(), task: DEMO_TASK }));
+// A conversation: its task is what the agent is told first; each message is then a turn (the demo agent takes each as a task).
+$("start-chat").addEventListener("click", () => void startRun({ key: crypto.randomUUID(), task: CHAT_TASK, conversation: true }));
 
 // A start this tab made but never saw through (a reload cut it short): tried again, with its key.
-const pendingStart = ((): { key: string; task: JsonValue } | undefined => {
+const pendingStart = ((): { key: string; task: JsonValue; conversation?: boolean } | undefined => {
   try {
-    const p = JSON.parse(sessionStorage.getItem(PENDING_START) ?? "null") as { key?: unknown; task?: JsonValue } | null;
-    return p !== null && typeof p.key === "string" && p.task !== undefined ? { key: p.key, task: p.task } : undefined;
+    const p = JSON.parse(sessionStorage.getItem(PENDING_START) ?? "null") as { key?: unknown; task?: JsonValue; conversation?: unknown } | null;
+    return p !== null && typeof p.key === "string" && p.task !== undefined ? { key: p.key, task: p.task, ...(p.conversation === true ? { conversation: true } : {}) } : undefined;
   } catch {
     return undefined;
   }
