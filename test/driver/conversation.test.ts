@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, string, isIsoagentError, trimContext, type Agent, type JournalEvent } from "../../src/index.js";
 import { reduce, verifyChain } from "../../src/journal/index.js";
+import { code, noteTool } from "../helpers/conversation.js";
 
-const note = defineTool({
-  name: "write_note",
-  description: "Writes a note.",
-  inputSchema: strictObject({ text: string() }),
-  sideEffect: "local_mutation",
-  permission: "ask",
-  timeoutMs: 1000,
-  call: async ({ text }) => ({ written: text }),
-});
+const note = noteTool;
 const look = defineTool({
   name: "look",
   description: "Looks something up.",
@@ -19,16 +12,6 @@ const look = defineTool({
   timeoutMs: 1000,
   call: async ({ q }) => ({ found: q.toUpperCase() }),
 });
-
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (isIsoagentError(e)) return e.code;
-    throw e;
-  }
-  return "resolved";
-}
 
 describe("a conversation", () => {
   it("takes three turns, with a tool call and an approval in the second, and stays idle between them", async () => {
