@@ -185,6 +185,8 @@ function describe(e: JournalEvent): string {
       return "turn " + e.turn + " regenerated";
     case "run.closed":
       return "closed by " + e.by + (e.reason ? ": " + e.reason : "");
+    case "output.rejected":
+      return "step " + e.step + "'s answer refused: " + e.error.split("\n")[0];
     default:
       return "";
   }

@@ -7,9 +7,10 @@
  * new fixtures beside the old ones.
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { call, calls, createDriver, defineTool, final, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, abortRun, trimContext, type Tool } from "../src/index.js";
+import { call, calls, createDriver, defineTool, final, integer, memoryStore, rulesPolicy, scriptedAgent, strictObject, string, abortRun, trimContext, type Tool } from "../src/index.js";
 import { Crash, manualClock, sequentialIds } from "../src/testkit/index.js";
 import { localPlace, moveRun, toolShapes } from "../src/move/index.js";
+import { noteTool } from "../test/helpers/conversation.js";
 
 const dir = "test/fixtures/journals";
 const files: Record<string, string> = { "notes.md": "hello", "colour.txt": "\u001b[31mred\u001b[0m", "long.md": "long ".repeat(400) };
@@ -197,15 +198,7 @@ await save("v4-no-progress", async () => {
 await save("v5-conversation", async () => {
   const clock = manualClock();
   const store = memoryStore({ clock });
-  const note = defineTool({
-    name: "write_note",
-    description: "Writes a note.",
-    inputSchema: strictObject({ text: string() }),
-    sideEffect: "local_mutation",
-    permission: "ask",
-    timeoutMs: 1000,
-    call: async ({ text }) => ({ written: text }),
-  }) as Tool<never, unknown>;
+  const note = noteTool;
   const agent = scriptedAgent([final("hello"), calls(call("write_note", { text: "X" })), calls(call("write_note", { text: "X" })), final("noted"), final("noted again")]);
   const driver = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", agent, tools: [note] });
   const chat = await driver.create("Be brief.", { conversation: true });
@@ -223,4 +216,16 @@ await save("v5-conversation", async () => {
   await driver.resume(chat);
   await driver.close(chat, { by: "ana", reason: "done" });
   return { store, runId: chat };
+});
+
+// v5: structured output. A task whose answer must match a schema: the
+// first answer (text, not JSON) is refused and shown to the agent, the
+// second (JSON text) is taken as the JSON it holds.
+await save("v5-output", async () => {
+  const clock = manualClock();
+  const store = memoryStore({ clock });
+  const agent = scriptedAgent([final("two, I think"), final('{"count":2}')]);
+  const driver = createDriver({ store, clock, ids: sequentialIds(), owner: "driver-a", agent, tools: [] });
+  const outcome = await driver.start("How many things are on the list?", { outputSchema: strictObject({ count: integer() }) });
+  return { store, runId: outcome.runId };
 });

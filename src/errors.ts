@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { DriverErrorCode } from "./call/refusal.js";
+
 /** Every stable error code isoagent throws or returns. */
 export type IsoagentErrorCode =
   // strict JSON at the boundary
@@ -81,23 +83,8 @@ export type IsoagentErrorCode =
   | "RUN_DIVERGED"
   | "MOVE_FENCED"
   | "MOVE_REFUSED"
-  // driver
-  | "TOOL_SHAPE_CHANGED"
-  | "APPROVAL_NOT_FOUND"
-  | "APPROVAL_HASH_MISMATCH"
-  | "ANSWER_REQUIRED"
-  | "APPROVAL_NOT_PENDING"
-  | "APPROVAL_NOT_RECONCILABLE"
-  | "APPROVAL_STALE"
-  | "RUN_NOT_ACTIVE"
-  | "DRIVER_INVALID"
-  // a conversation's messages and turns (v5)
-  | "NOT_A_CONVERSATION"
-  | "TURN_IN_PROGRESS"
-  | "NO_TURN"
-  | "MESSAGE_INVALID"
-  | "MESSAGE_TOO_LARGE"
-  | "MESSAGE_ID_REUSED"
+  // the driver's refusals, a conversation's (v5) among them, listed once where DriverError is (call/refusal.ts)
+  | DriverErrorCode
   | "AGENT_ERROR"
   // a model provider's transport (src/agents/model): an error event inside a
   // 2xx stream, and a request that got no HTTP answer

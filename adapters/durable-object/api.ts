@@ -82,7 +82,7 @@ export interface RunObjectApi {
   storeConfirm(): Promise<Wire<null>>;
   artifactPut(bytes: Uint8Array): Promise<Wire<ArtifactRef>>;
   artifactGet(sha256: string): Promise<Wire<Uint8Array | null>>;
-  host(runId: RunId, task: JsonValue, options?: { conversation?: boolean }): Promise<Wire<RunId>>;
+  host(runId: RunId, task: JsonValue, options?: { conversation?: boolean; outputSchema?: JsonValue }): Promise<Wire<RunId>>;
   hostState(runId: RunId): Promise<Wire<RunState>>;
   hostApprove(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;
   hostDeny(runId: RunId, approvalId: ApprovalId, answer: ApprovalAnswer): Promise<Wire<null>>;

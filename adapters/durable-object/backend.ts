@@ -43,7 +43,12 @@ export function durableObjectBackend(env: RunBindings, options: { ids?: IdSource
     async create(task, options) {
       const runId = options?.runId ?? ids.runId();
       try {
-        const created = unwire(await runObject(env.RUNS, runId).host(runId, task, options?.conversation === true ? { conversation: true } : {}));
+        const created = unwire(
+          await runObject(env.RUNS, runId).host(runId, task, {
+            ...(options?.conversation === true ? { conversation: true } : {}),
+            ...(options?.outputSchema === undefined ? {} : { outputSchema: options.outputSchema }),
+          }),
+        );
         known.add(runId);
         return created;
       } catch (e) {

@@ -75,7 +75,7 @@ export interface RunHost<Env> {
    */
   driveOrRetry(): Promise<void>;
   /** Creates the run here, hosted, and starts driving it. */
-  create(runId: RunId, task: JsonValue, conversation?: boolean): Promise<RunId>;
+  create(runId: RunId, task: JsonValue, options: { conversation?: boolean; outputSchema?: JsonValue }): Promise<RunId>;
   /**
    * An operator's answer or cancellation: the alarm is armed before the
    * append, so that whatever happens after it, the run is driven again
@@ -219,7 +219,7 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
     driver,
     drive,
     driveOrRetry,
-    async create(runId, task, conversation) {
+    async create(runId, task, options) {
       if (sql.summary() !== undefined) throw new StoreError("RUN_EXISTS", `run ${runId} already exists`);
       const hc = contextOf(runId, task);
       const d = createDriver({
@@ -229,7 +229,11 @@ export function runHost<Env extends RunBindings>(config: RunObjectConfig<Env>, o
         owner: `host:${boot}`,
         ...(config.limits === undefined ? {} : { limits: config.limits }),
       });
-      const id = await d.create(task, { runId, ...(conversation === true ? { conversation: true } : {}) });
+      const id = await d.create(task, {
+        runId,
+        ...(options.conversation === true ? { conversation: true } : {}),
+        ...(options.outputSchema === undefined ? {} : { outputSchema: options.outputSchema }),
+      });
       // (Its alarm was armed before the run was created: a drive that fails is tried again by it.)
       void drive().catch((e: unknown) => console.error(`isoagent: run ${runId} could not be driven: ${message(e)}`));
       return id;

@@ -247,8 +247,8 @@ export function runObjectClass<Env extends RunBindings>(config: RunObjectConfig<
       );
     }
 
-    host(runId: RunId, task: JsonValue, options: { conversation?: boolean } = {}) {
-      return wire(() => this.hosting.create(runId, task, options.conversation === true));
+    host(runId: RunId, task: JsonValue, options: { conversation?: boolean; outputSchema?: JsonValue } = {}) {
+      return wire(() => this.hosting.create(runId, task, options));
     }
     hostState(runId: RunId) {
       return wire(async () => (await this.hosting.driver()).state(runId));

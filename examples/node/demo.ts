@@ -79,6 +79,8 @@ function describe(e: JournalEvent): string {
       return `turn.regenerated   turn ${e.turn}`;
     case "run.closed":
       return `run.closed         by ${e.by}`;
+    case "output.rejected":
+      return `output.rejected    step ${e.step}: ${e.error.split("\n")[0]}`;
   }
 }
 

@@ -88,15 +88,19 @@ import { entryBundle, SIZE_ENTRIES, type SplitBundle } from "./bundle.js";
  * (+0.09 KB): index to 53,300 (53,284 B), driver to 50,000 (49,954 B).
  * Driver.send judging a message in one function (nextMessage: a duplicate,
  * a refusal or the append, instead of three branches): +31 B, index to
- * 53,400 (53,315 B).
+ * 53,400 (53,315 B). Structured final output (an answer checked against a
+ * JSON Schema by the arguments' compiler, the refusal journaled and shown,
+ * the schema taken from a builder, JSON or a Standard Schema, per run or
+ * per message): +0.8 KB, index to 54,200 (54,116 B), driver to 50,900
+ * (50,815 B), move to 40,900 (40,887 B: the reducer's new event).
  */
 export const SIZE_BUDGET: Readonly<Record<keyof typeof SIZE_ENTRIES, number>> = {
-  index: 53_400,
-  driver: 50_000,
+  index: 54_200,
+  driver: 50_900,
   // isoagent/mcp, isoagent/otel and isoagent/move, as measured when their budgets were set.
   mcp: 46_900,
   otel: 4_000,
-  move: 40_800,
+  move: 40_900,
 };
 
 /** How far under its budget an entry may be before the budget must come down. */

@@ -35,6 +35,13 @@ export interface AgentView {
    * show them as images, documents or text (a file missing here is a note).
    */
   readonly files?: ReadonlyMap<string, Uint8Array>;
+  /**
+   * The JSON Schema the final answer must match, when the run (or the
+   * turn) has one (v5): an answer that does not is refused and asked
+   * again. The model adapters give it to the provider's structured-output
+   * mode; a final answer's text is read as JSON.
+   */
+  readonly outputSchema?: JsonValue;
 }
 
 export type { AgentDecision, ProposedCall } from "../journal/proposed.js";

@@ -24,7 +24,8 @@ export type DriverErrorCode =
   | "NO_TURN"
   | "MESSAGE_INVALID"
   | "MESSAGE_TOO_LARGE"
-  | "MESSAGE_ID_REUSED";
+  | "MESSAGE_ID_REUSED"
+  | "OUTPUT_SCHEMA_INVALID";
 
 /** A driver's refusal of an operation. */
 export class DriverError extends IsoagentError {

@@ -89,6 +89,9 @@ export function tokensOf(item: TranscriptItem): number {
       case "user":
         n = tokensOfText(item.text) + (item.files?.length ?? 0) * 16;
         break;
+      case "rejected":
+        n = tokensOfText(item.error);
+        break;
     }
     n += 8;
     itemTokens.set(item, n);
@@ -307,6 +310,7 @@ function rendered(items: readonly TranscriptItem[]): string {
         return d.kind === "calls" ? `Step ${item.step}: ${said}${d.calls.map((c) => `called ${c.name} ${c.args}`).join("\n")}` : `Step ${item.step}: answered ${JSON.stringify(d.output)}`;
       }
       if (item.type === "user") return `The user said: ${item.text}`;
+      if (item.type === "rejected") return `Step ${item.step}'s answer was refused: ${item.error}`;
       return `Result of ${item.name}: ${shownText(item.observation)}`;
     })
     .join("\n\n");

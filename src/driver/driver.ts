@@ -11,6 +11,7 @@ import { shapeChecker, type DriverContext, type ToolEntry } from "./context.js";
 import { loadState } from "../store/load.js";
 import { approve, cancel, checkBy, deny, settle, type ApprovalAnswer, type Settlement } from "./operator.js";
 import { close, regenerate, send, stopTurn, type Sent, type UserMessage } from "./turns.js";
+import { outputSchemaOf, type OutputSchema } from "./output.js";
 import { ProgressBoard, type StepProgress } from "./progress.js";
 import { clean } from "../call/hygiene.js";
 import { redactor } from "../call/redact.js";
@@ -19,6 +20,24 @@ import { Session } from "./session.js";
 import { RunStates } from "./states.js";
 import type { ContextOptions } from "./compaction.js";
 import { DEFAULT_LIMITS, DriverError, type DriverOptions, type RunOutcome } from "./types.js";
+
+/** How {@link Driver.create} makes a run. */
+export interface CreateOptions {
+  /** The run's id (a fresh one by default). */
+  readonly runId?: RunId;
+  /** A conversation: it waits for its user's messages, turn after turn, until it is closed. */
+  readonly conversation?: boolean;
+  /**
+   * The JSON Schema (a builder's, or a Standard Schema with Standard JSON
+   * Schema) the final answer must match: a task's answer, or every turn's
+   * of a conversation (a message may name its own). An answer that does
+   * not is refused and the agent asked again (`output.rejected`), under
+   * `maxConsecutiveFailures`; the model adapters use the provider's
+   * structured-output mode. Refused with OUTPUT_SCHEMA_INVALID when the
+   * compiler does not take it.
+   */
+  readonly outputSchema?: OutputSchema;
+}
 
 /** A driver: advances runs in its store, one lease at a time. */
 export interface Driver {
@@ -29,9 +48,9 @@ export interface Driver {
    * `task` is what the agent is told before the first (its instructions,
    * the context; `null` for none).
    */
-  create(task: JsonValue, options?: { runId?: RunId; conversation?: boolean }): Promise<RunId>;
+  create(task: JsonValue, options?: CreateOptions): Promise<RunId>;
   /** Creates a run for `task` and drives it until it ends, waits for an operator, or must stop. */
-  start(task: JsonValue, options?: { runId?: RunId; signal?: AbortSignalLike }): Promise<RunOutcome>;
+  start(task: JsonValue, options?: { runId?: RunId; signal?: AbortSignalLike; outputSchema?: OutputSchema }): Promise<RunOutcome>;
   /**
    * Sends a user's message to a conversation: it opens the next turn,
    * which {@link Driver.resume} then drives to its answer. Only between
@@ -243,7 +262,7 @@ export function createDriver(options: DriverOptions): Driver {
     }
   };
 
-  const create = async (task: JsonValue, opts: { runId?: RunId; conversation?: boolean } = {}): Promise<RunId> => {
+  const create = async (task: JsonValue, opts: CreateOptions = {}): Promise<RunId> => {
     let value: JsonValue;
     try {
       value = cloneJson(task);
@@ -252,7 +271,8 @@ export function createDriver(options: DriverOptions): Driver {
     }
     const runId = opts.runId ?? ids.runId();
     const conversation = opts.conversation === true ? { conversation: true as const } : {};
-    const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits, ...conversation }, 1, "") as RunCreated;
+    const output = opts.outputSchema === undefined ? {} : { outputSchema: outputSchemaOf(opts.outputSchema) };
+    const first = seal({ v: JOURNAL_VERSION, at: clock.now(), type: "run.created", runId, task: value, tools: shapes, limits, ...conversation, ...output }, 1, "") as RunCreated;
     await ctx.store.createRun(first);
     notify(runId, "append", true);
     return runId;
@@ -261,7 +281,7 @@ export function createDriver(options: DriverOptions): Driver {
   return {
     create,
     async start(task, opts = {}) {
-      const runId = await create(task, opts.runId === undefined ? {} : { runId: opts.runId });
+      const runId = await create(task, { ...(opts.runId === undefined ? {} : { runId: opts.runId }), ...(opts.outputSchema === undefined ? {} : { outputSchema: opts.outputSchema }) });
       return resume(runId, opts.signal === undefined ? {} : { signal: opts.signal });
     },
     resume,

@@ -9,7 +9,8 @@
  *
  * @module
  */
-export { createDriver, type Driver } from "./driver.js";
+export { createDriver, type CreateOptions, type Driver } from "./driver.js";
+export { OUTPUT_SCHEMA_MAX_CHARS, type OutputSchema } from "./output.js";
 export { elisionNotice, foldNotice, summarizeContext, summaryNotice, SUMMARY_INSTRUCTIONS, trimContext, type ContextOptions, type ContextStrategy } from "./compaction.js";
 export { shapeHash as toolShapeHash } from "../tools/shape.js";
 export { answerThenDrive, type ApprovalAnswer, type Settlement } from "./operator.js";

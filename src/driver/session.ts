@@ -31,6 +31,7 @@ import { outcomeOf } from "./outcome.js";
 import { SessionCalls } from "./session-calls.js";
 import { signalled, type Stop } from "./stop.js";
 import { closedCalls } from "./closed.js";
+import { answerSchema, checkAnswer } from "./output.js";
 
 /** The most of a stopped answer's text the journal keeps. */
 const PARTIAL_MAX_CHARS = 65_536;
@@ -279,12 +280,20 @@ export class Session extends SessionCalls {
     await this.ensureTranscript();
     await this.compactContext("budget");
     const files = await this.filesShown();
+    const outputSchema = answerSchema(this.state);
     const step = this.state.step + 1;
     let decision: AgentDecision;
     for (let attempt = 0; ; attempt++) {
       try {
         decision = await this.ctx.agent.decide(
-          { task: this.state.task, tools: this.ctx.exposed, transcript: this.state.transcript, step, ...(files === undefined ? {} : { files }) },
+          {
+            task: this.state.task,
+            tools: this.ctx.exposed,
+            transcript: this.state.transcript,
+            step,
+            ...(files === undefined ? {} : { files }),
+            ...(outputSchema === undefined ? {} : { outputSchema }),
+          },
           { signal: this.agentAbort.signal, onProgress: this.ctx.progress.sink(this.state.runId, step) },
         );
         break;
@@ -322,11 +331,19 @@ export class Session extends SessionCalls {
       this.fail("agent_error", `the agent returned a decision the runtime cannot use: ${normalized}`);
       return "ok";
     }
-    this.event("step.decided", { step, decision: normalized.decision, ...(normalized.answer === undefined ? {} : { answer: normalized.answer }) });
-    if (normalized.decision.kind === "final") {
+    let decided = normalized.decision;
+    // A final answer under an output schema: the JSON its text holds is the answer; one the schema refuses is asked again.
+    const checked = decided.kind === "final" && outputSchema !== undefined ? checkAnswer(outputSchema, decided.output) : undefined;
+    if (checked?.valid === true) decided = { ...decided, output: checked.output } as typeof decided;
+    this.event("step.decided", { step, decision: decided, ...(normalized.answer === undefined ? {} : { answer: normalized.answer }) });
+    if (checked?.valid === false) {
+      this.event("output.rejected", { step, error: checked.text }, JOURNAL_VERSION);
+      return "ok";
+    }
+    if (decided.kind === "final") {
       const turn = this.state.conversation;
       if (turn !== undefined) this.event("turn.ended", { turn: turn.turn, reason: "answered" }, JOURNAL_VERSION);
-      else this.event("run.completed", { output: normalized.decision.output });
+      else this.event("run.completed", { output: decided.output });
       return "ok";
     }
     for (const call of this.state.current!.calls) await this.gate.evaluate(step, call);

@@ -17,6 +17,7 @@ import type { DriverContext } from "./context.js";
 import { operatorAppend } from "./operator.js";
 import { triesAgain } from "../store/conflict.js";
 import { DriverError } from "./types.js";
+import { outputSchemaOf, type OutputSchema } from "./output.js";
 
 /** A user's message to a conversation, as the application hands it to `Driver.send`. */
 export interface UserMessage {
@@ -28,6 +29,8 @@ export interface UserMessage {
   readonly files?: readonly { readonly mediaType: string; readonly data: Uint8Array; readonly name?: string }[];
   /** The client's own data about the message: journaled, never shown to the agent. */
   readonly metadata?: JsonValue;
+  /** The JSON Schema (or Standard Schema) this turn's answer must match, instead of the run's: see {@link OutputSchema}. */
+  readonly outputSchema?: OutputSchema;
 }
 
 /** What a send did: whether the message was taken before (a resend, which appended nothing), the event that holds it, and the conversation's turn after it. */
@@ -55,7 +58,7 @@ function checkText(name: string, s: unknown, max: number): string {
 }
 
 /** A message checked: its id, text, files and metadata, each within its cap; refused whole otherwise, before anything is stored. */
-export function checkMessage(m: UserMessage): { id: string; text: string; files: NonNullable<UserMessage["files"]>; metadata: JsonValue | undefined } {
+export function checkMessage(m: UserMessage): { id: string; text: string; files: NonNullable<UserMessage["files"]>; metadata: JsonValue | undefined; outputSchema: JsonValue | undefined } {
   if (typeof m !== "object" || m === null) throw invalid("a message must be an object with an id and a text");
   if (!isId(m.id)) throw invalid(`a message's id must be 1 to 128 of letters, digits, "_", ".", ":" or "-", not ${JSON.stringify(String(m.id).slice(0, 40))}`);
   const text = checkText("a message's text", m.text, MESSAGE_LIMITS.textChars);
@@ -82,7 +85,7 @@ export function checkMessage(m: UserMessage): { id: string; text: string; files:
     const size = canonicalJson(metadata).length;
     if (size > MESSAGE_LIMITS.metadataBytes) throw tooLarge(`a message's metadata is ${size} characters of JSON, more than ${MESSAGE_LIMITS.metadataBytes}`);
   }
-  return { id: m.id, text, files, metadata };
+  return { id: m.id, text, files, metadata, outputSchema: m.outputSchema === undefined ? undefined : outputSchemaOf(m.outputSchema) };
 }
 
 /** The conversation a turn control is for, or the refusal: a task run, or one that ended. */
@@ -93,7 +96,8 @@ export function conversationOf(state: RunState): ConversationState {
 }
 
 /** What a message's content is, to tell a resend from a reuse of its id with other content. */
-const contentOf = (e: Pick<UserMessageEvent, "text" | "files" | "metadata">): string => canonicalJson({ text: e.text, files: (e.files ?? []) as unknown as JsonValue, metadata: e.metadata ?? null });
+const contentOf = (e: Pick<UserMessageEvent, "text" | "files" | "metadata" | "outputSchema">): string =>
+  canonicalJson({ text: e.text, files: (e.files ?? []) as unknown as JsonValue, metadata: e.metadata ?? null, outputSchema: e.outputSchema ?? null });
 
 const base = (ctx: DriverContext) => ({ v: JOURNAL_VERSION, at: ctx.clock.now() });
 
@@ -103,7 +107,7 @@ async function nextMessage(
   state: RunState,
   runId: RunId,
   id: string,
-  content: Pick<UserMessageEvent, "text" | "files" | "metadata">,
+  content: Pick<UserMessageEvent, "text" | "files" | "metadata" | "outputSchema">,
   by: string | undefined,
 ): Promise<UnsealedEvent | { taken: number }> {
   const c = conversationOf(state);
@@ -134,7 +138,12 @@ export async function send(ctx: DriverContext, runId: RunId, message: UserMessag
     const ref = await ctx.store.putArtifact(f.data);
     files.push({ sha256: ref.sha256, mediaType: f.mediaType, size: ref.size, ...(f.name === undefined ? {} : { name: f.name }) });
   }
-  const content = { text: m.text, ...(files.length === 0 ? {} : { files }), ...(m.metadata === undefined ? {} : { metadata: m.metadata }) };
+  const content = {
+    text: m.text,
+    ...(files.length === 0 ? {} : { files }),
+    ...(m.metadata === undefined ? {} : { metadata: m.metadata }),
+    ...(m.outputSchema === undefined ? {} : { outputSchema: m.outputSchema }),
+  };
   for (let attempt = 0; ; attempt++) {
     // The state this driver's last drive of the run ended with, advanced by what was appended since: a send reads the tail, not the run.
     const { state, snapshotSeq } = await ctx.states.take(ctx.store, runId);

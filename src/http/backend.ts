@@ -26,7 +26,7 @@ export interface RunsBackend {
    * with RUN_EXISTS, atomically: of two creates of one id, exactly one
    * creates it.
    */
-  create(task: JsonValue, options?: { readonly runId?: RunId; readonly conversation?: boolean }): Promise<RunId>;
+  create(task: JsonValue, options?: { readonly runId?: RunId; readonly conversation?: boolean; readonly outputSchema?: JsonValue }): Promise<RunId>;
   list(filter: RunFilter): Promise<RunSummary[]>;
   /** The run's state; RUN_NOT_FOUND (404) for an unknown run, without creating anything for it. */
   state(runId: RunId): Promise<RunState>;
@@ -81,7 +81,11 @@ export function driverBackend(driver: Driver, options: { onError?: (e: unknown) 
   };
   return {
     async create(task, opts) {
-      const runId = await driver.create(task, { ...(opts?.runId === undefined ? {} : { runId: opts.runId }), ...(opts?.conversation === true ? { conversation: true } : {}) });
+      const runId = await driver.create(task, {
+        ...(opts?.runId === undefined ? {} : { runId: opts.runId }),
+        ...(opts?.conversation === true ? { conversation: true } : {}),
+        ...(opts?.outputSchema === undefined ? {} : { outputSchema: opts.outputSchema }),
+      });
       // A conversation waits for its first message: nothing to drive yet.
       if (opts?.conversation !== true) drive(runId);
       return runId;

@@ -4,7 +4,7 @@
  * in may use them (a conversation's user is not an operator); cancelling a
  * conversation stays the operator's (POST /runs/:id/cancel).
  *
- * - `POST /runs/:id/messages` `{ id?, text, files?, metadata?, by? }`: the
+ * - `POST /runs/:id/messages` `{ id?, text, files?, metadata?, outputSchema?, by? }`: the
  *   message's id is the body's `id` or the `Idempotency-Key` header (one of
  *   them; both must agree). 202 with `{ seq, duplicate: false }` when it
  *   opens a turn, which is then driven; a resend of the same message is
@@ -49,6 +49,7 @@ const MESSAGE = body({
       },
     },
     metadata: true,
+    outputSchema: { type: ["object", "boolean"] },
     by,
   },
 });
@@ -67,7 +68,13 @@ function messageOf(b: Record<string, JsonValue>, key: string | undefined): UserM
     if (data === undefined) throw new HttpError("MESSAGE_INVALID", `file ${k + 1} of the message is not base64 (data)`);
     return { mediaType: f.mediaType, data, ...(f.name === undefined ? {} : { name: f.name }) };
   });
-  return { id: messageId, text: b["text"] as string, ...(files.length === 0 ? {} : { files }), ...(b["metadata"] === undefined ? {} : { metadata: b["metadata"] }) };
+  return {
+    id: messageId,
+    text: b["text"] as string,
+    ...(files.length === 0 ? {} : { files }),
+    ...(b["metadata"] === undefined ? {} : { metadata: b["metadata"] }),
+    ...(b["outputSchema"] === undefined ? {} : { outputSchema: b["outputSchema"] }),
+  };
 }
 
 /** Registers a conversation's routes on `app`, over `backend`. */

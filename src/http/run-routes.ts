@@ -42,7 +42,7 @@ export function registerRunRoutes(app: Hono<{ Variables: AppVariables }>, backen
   app.post("/runs", async (c) => {
     const b = await readBody(c, CREATE);
     const key = c.req.header("idempotency-key");
-    const conversation = b["conversation"] === true ? { conversation: true } : {};
+    const conversation = { ...(b["conversation"] === true ? { conversation: true } : {}), ...(b["outputSchema"] === undefined ? {} : { outputSchema: b["outputSchema"] }) };
     if (key === undefined) return c.json({ runId: await backend.create(b["task"]!, conversation) }, 201);
     if (!IDEMPOTENCY_KEY.test(key)) throw new HttpError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
     const task = b["task"]!;

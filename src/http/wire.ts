@@ -54,6 +54,7 @@ export const STATUS: Record<string, number> = {
   RUN_MIRROR: 409,
   BODY_TOO_LARGE: 413,
   MESSAGE_TOO_LARGE: 413,
+  OUTPUT_SCHEMA_INVALID: 400,
   UNSUPPORTED_MEDIA_TYPE: 415,
 };
 
@@ -81,7 +82,11 @@ export const CREATE = body({
   type: "object",
   additionalProperties: false,
   required: ["task"],
-  properties: { task: true, conversation: { type: "boolean", description: "A conversation: it waits for its user's messages (POST /runs/:id/messages)" } },
+  properties: {
+    task: true,
+    conversation: { type: "boolean", description: "A conversation: it waits for its user's messages (POST /runs/:id/messages)" },
+    outputSchema: { type: ["object", "boolean"], description: "The JSON Schema the final answer must match (every turn's, for a conversation)" },
+  },
 });
 // The token, or a one-time login code (POST /login/code): exactly one of them.
 export const LOGIN = body({

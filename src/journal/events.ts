@@ -21,7 +21,9 @@ export type * from "./parts.js";
  * request's `interrupted` and the failure reason `no_progress` (bounded
  * recovery); v5 conversations: `run.created`'s `conversation`, and the
  * events `user.message`, `turn.ended`, `turn.regenerated` and
- * `run.closed`. Events of another shape keep their v2 stamp.
+ * `run.closed`; structured output: `run.created`'s and `user.message`'s
+ * `outputSchema`, and the event `output.rejected`. Events of another
+ * shape keep their v2 stamp.
  */
 export const JOURNAL_VERSION = 5 as const;
 
@@ -54,6 +56,13 @@ export interface RunCreated extends EventBase {
    * (the instructions, the context), before the first message.
    */
   readonly conversation?: true;
+  /**
+   * The JSON Schema the run's final answer must match (v5): a task's, or
+   * every turn's of a conversation unless its message names its own. An
+   * answer that does not is refused (`output.rejected`) and asked again,
+   * under the run's failure limit.
+   */
+  readonly outputSchema?: JsonValue;
 }
 /** A driver took the run's lease and drives it (the first drive, or one after a stop): the owner and the lease's fencing token. */
 export interface RunResumed extends EventBase {
@@ -245,6 +254,8 @@ export interface UserMessageEvent extends EventBase {
   readonly metadata?: JsonValue;
   /** Who sent it, when the sender says. */
   readonly by?: string;
+  /** The JSON Schema this turn's answer must match, instead of the run's. */
+  readonly outputSchema?: JsonValue;
 }
 /**
  * A turn of a conversation ended (v5); the conversation goes on, `idle`,
@@ -280,6 +291,17 @@ export interface TurnRegenerated extends EventBase {
   readonly turn: number;
   readonly by?: string;
 }
+/**
+ * The final answer of step `step` did not match the output schema (v5):
+ * the run (or turn) goes on, the agent is shown `error` (the refusal, as
+ * for invalid arguments: what failed and what to do) and asked again, and
+ * the refusal counts as a failure toward `maxConsecutiveFailures`.
+ */
+export interface OutputRejected extends EventBase {
+  readonly type: "output.rejected";
+  readonly step: number;
+  readonly error: string;
+}
 /** A conversation was closed by its user or the application (v5): terminal (`completed`, its output the last answer). */
 export interface RunClosed extends EventBase {
   readonly type: "run.closed";
@@ -308,7 +330,8 @@ export type JournalEvent =
   | UserMessageEvent
   | TurnEnded
   | TurnRegenerated
-  | RunClosed;
+  | RunClosed
+  | OutputRejected;
 
 /** An event before it is sealed into the journal (seq, prev and hash are added on append). */
 export type UnsealedEvent = JournalEvent extends infer E ? (E extends JournalEvent ? Omit<E, "seq" | "prev" | "hash"> : never) : never;

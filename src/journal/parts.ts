@@ -103,14 +103,17 @@ export interface Elision {
 /**
  * One item of what the agent is shown (the transcript): the task, a
  * decision, an observation, or a summary of earlier steps that a compaction
- * put in their place.
+ * put in their place; in a conversation, the user's messages; and a final
+ * answer's refusal by the output schema.
  */
 export type TranscriptEntry =
   | { readonly type: "task"; readonly task: JsonValue }
   | { readonly type: "decision"; readonly step: number; readonly decision: Decision }
   | { readonly type: "observation"; readonly step: number; readonly callId: CallId; readonly name: string; readonly observation: Observation }
   | { readonly type: "summary"; readonly text: string; readonly steps: { readonly from: number; readonly to: number } }
-  | { readonly type: "user"; readonly turn: number; readonly messageId: string; readonly text: string; readonly files?: readonly MessageFile[] };
+  | { readonly type: "user"; readonly turn: number; readonly messageId: string; readonly text: string; readonly files?: readonly MessageFile[] }
+  /** The final answer of `step` did not match the output schema (v5): `error` is what the agent is told, as for invalid arguments. */
+  | { readonly type: "rejected"; readonly step: number; readonly error: string };
 
 /**
  * A file a user sent with a message (v5): its bytes are an artifact of the

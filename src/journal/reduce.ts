@@ -90,6 +90,7 @@ function initialState(e: Extract<JournalEvent, { type: "run.created" }>): RunSta
     artifacts: [],
     // A conversation starts between turns: it waits for its first message.
     ...(e.conversation === true ? { conversation: { turn: 0, open: false, fromStep: 0, messages: {} } } : {}),
+    ...(e.outputSchema === undefined ? {} : { outputSchema: e.outputSchema }),
   };
 }
 
@@ -251,6 +252,14 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       break;
     case "run.closed":
       close(state, e);
+      break;
+    case "output.rejected":
+      // Only the final answer just decided can be refused; the agent is asked again, a failure in a row.
+      if (state.current?.step !== e.step || state.current.decision.kind !== "final" || state.transcript.at(-1)?.type !== "decision") {
+        throw new JournalError("JOURNAL_INVALID", `event ${e.seq} refuses the answer of step ${e.step}, which is not the final answer just decided`);
+      }
+      state.consecutiveFailures++;
+      state.transcript.push({ type: "rejected", step: e.step, error: e.error });
       break;
     default:
       assertNever(e);

@@ -148,6 +148,8 @@ export interface RunState {
   conversation?: ConversationState;
   /** Who closed a conversation (run.closed, v5). */
   closed?: { by: string; reason?: string };
+  /** The JSON Schema the run's final answer must match (run.created, v5). */
+  outputSchema?: JsonValue;
 }
 
 /**
@@ -171,4 +173,6 @@ export interface ConversationState {
   ended?: { turn: number; reason: TurnEndReason; detail?: string };
   /** Every message id taken, with the event that took it (a resend is looked up here, in constant time). */
   messages: Record<string, number>;
+  /** The JSON Schema the current turn's answer must match, when its message named one (v5). */
+  outputSchema?: JsonValue;
 }

@@ -19,6 +19,7 @@ const TURN_EVENTS: ReadonlySet<JournalEvent["type"]> = new Set([
   "call.reconciled",
   "call.reopened",
   "context.compacted",
+  "output.rejected",
 ]);
 
 /** Whether a conversation took a message of this id (own keys only: a client's id is never looked up on a prototype). */
@@ -51,6 +52,8 @@ export function takeMessage(state: RunState, e: UserMessageEvent): void {
   c.at = state.transcript.length;
   state.consecutiveFailures = 0;
   delete state.takeovers;
+  if (e.outputSchema === undefined) delete c.outputSchema;
+  else c.outputSchema = e.outputSchema;
   state.transcript.push({ type: "user", turn: e.turn, messageId: e.messageId, text: e.text, ...(e.files === undefined ? {} : { files: e.files }) });
 }
 

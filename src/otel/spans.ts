@@ -322,6 +322,9 @@ export function journalSpans(events: readonly JournalEvent[], options: JournalSp
       case "turn.regenerated":
         rootEvents.push({ name: "isoagent.turn.regenerated", timeMs: e.at, attributes: { "isoagent.turn": e.turn } });
         break;
+      case "output.rejected":
+        rootEvents.push({ name: "isoagent.output.rejected", timeMs: e.at, attributes: { "isoagent.step": e.step } });
+        break;
       case "run.moved":
         rootEvents.push({ name: "isoagent.run.moved", timeMs: e.at, attributes: { "isoagent.moved.from": e.from, "isoagent.moved.to": e.to, "isoagent.moved.epoch": e.epoch } });
         break;

@@ -98,3 +98,43 @@ export function checker(tool: string, schema: CompiledSchema): (raw: string | Ui
     return { valid: false, failure: "invalid_arguments", text: args[0] + describeIssues(issues) + args[1], jsonError: undefined, issues };
   };
 }
+
+/** A final answer the output schema accepts (the JSON its text held, when it was text), or the refusal's text for the agent. */
+export type OutputCheck = { readonly valid: true; readonly output: JsonValue } | { readonly valid: false; readonly text: string };
+
+/**
+ * The check of a final answer against an output schema, with the refusal
+ * texts of invalid arguments: what failed, then what to do. An answer the
+ * schema accepts as it is (an object from an agent that builds one, a text
+ * for a string schema) is taken as it is; a text is read as JSON (a
+ * provider's structured-output mode answers in text), under the JSON
+ * boundary's limits.
+ */
+export function outputChecker(schema: CompiledSchema): (output: JsonValue) => OutputCheck {
+  const json: Frame = [
+    "Error: invalid final answer: it is not valid JSON: ",
+    contractTail(
+      "Answer again with your final answer as one JSON value that matches the output schema.",
+      "Strict JSON only, nothing around it. If you cannot answer that way, say why in an answer that matches the schema.",
+    ),
+  ];
+  const wrong: Frame = [
+    "Error: invalid final answer: ",
+    contractTail(
+      "Answer again with a final answer that matches the output schema.",
+      "Correct only what is listed. If the task cannot be answered with a value this schema accepts, say why in an answer that matches it.",
+    ),
+  ];
+  const issuesOf = issuesFunction(schema);
+  return (output) => {
+    let issues = issuesOf(output);
+    if (issues === undefined) return { valid: true, output };
+    if (typeof output === "string") {
+      const parsed = tryParseJson(output);
+      if (!parsed.ok) return { valid: false, text: json[0] + parsed.error.message + json[1] };
+      issues = issuesOf(parsed.value);
+      if (issues === undefined) return { valid: true, output: parsed.value };
+    }
+    return { valid: false, text: wrong[0] + describeIssues(issues) + wrong[1] };
+  };
+}

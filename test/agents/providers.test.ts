@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { anthropicAgent } from "../../src/agents/anthropic/index.js";
 import { openaiAgent } from "../../src/agents/openai/index.js";
 import type { ModelAgent } from "../../src/agents/model/agent.js";
-import { createDriver, defineTool, memoryStore, strictObject, string, type AgentProgress, type Tool } from "../../src/index.js";
+import { createDriver, defineTool, integer, memoryStore, strictObject, string, type AgentProgress, type Tool } from "../../src/index.js";
 import { manualClock, sequentialIds } from "../../src/testkit/index.js";
 import {
   anthropicErrorBody,
@@ -201,6 +201,25 @@ describe.each(VARIANTS)("$name", (v) => {
     expect(outcome).toMatchObject({ status: "completed", output: "hello" });
     const body = JSON.stringify(server.requests[1]!.body);
     expect(body).toContain("Error: invalid arguments for read_file: the arguments are not valid JSON");
+  });
+
+  it("under an output schema, asks the provider's structured mode for it, takes the answer's JSON, and shows a refusal of it", async () => {
+    const schema = strictObject({ title: string(), count: integer() });
+    const answer = (json: string) => (v.provider === "anthropic" ? v.stream({ calls: [{ id: "toolu_a", name: "final_answer", args: json }] }) : v.stream({ text: json }));
+    server.answer({ chunks: answer('{"title":"milk"}') }, { chunks: answer('{"title":"milk","count":2}') });
+    const outcome = await driverFor(v.make(server.url)).start("Count the milk.", { outputSchema: schema });
+    expect(outcome).toMatchObject({ status: "completed", output: { title: "milk", count: 2 } });
+    const [first, second] = server.requests.map((r) => r.body as Record<string, unknown>);
+    // The schema, as each provider's mode takes it (strict: the schema is closed, every property required).
+    const format = { name: "final_answer", schema, strict: true };
+    if (v.name === "OpenAI Responses") expect(first!["text"]).toEqual({ format: { type: "json_schema", ...format } });
+    else if (v.name === "OpenAI Chat Completions") expect(first!["response_format"]).toEqual({ type: "json_schema", json_schema: format });
+    else {
+      expect(first!["tool_choice"]).toEqual({ type: "any" });
+      expect((first!["tools"] as { name: string; input_schema: unknown }[]).at(-1)).toMatchObject({ name: "final_answer", input_schema: schema });
+    }
+    // The second request shows the agent why its first answer was refused.
+    expect(JSON.stringify(second)).toContain('Error: invalid final answer: missing required property \\"count\\"');
   });
 
   it("fails the run with the model's refusal, and on a 4xx with the provider's reason, never with the key", async () => {

@@ -2,6 +2,7 @@
 // region is shown verbatim there (with the package's import paths); what
 // follows a region checks what its comments say.
 import assert from "node:assert/strict";
+import { integer } from "../../src/index.js";
 
 // DOCS: begin
 import { call, calls, createDriver, defineTool, final, isIsoagentError, memoryStore, scriptedAgent, strictObject, string } from "../../src/index.js";
@@ -93,3 +94,19 @@ assert.deepEqual(
   ["stopped", "answered"],
 );
 assert.equal((await driver.state(other)).status, "idle");
+
+// DOCS: begin
+const answer = strictObject({ title: string(), count: integer() });
+// A real model's answers are checked as these are: the first is refused (not JSON), the agent is told why and asked again.
+const counting = createDriver({ store: memoryStore(), agent: scriptedAgent([final("three things"), final('{"title":"my list","count":3}')]), tools: [] });
+const counted = await counting.start("Count the things on my list.", { outputSchema: answer });
+counted.output; // { title: "my list", count: 3 }: JSON, checked against the schema
+
+// In a conversation, the run's schema holds every turn, and a message may name its own.
+const asking = await counting.create("Be brief.", { conversation: true, outputSchema: answer });
+await counting.send(asking, { id: "m1", text: "just say hi", outputSchema: { type: "string" } });
+// DOCS: end
+
+assert.deepEqual(counted.output, { title: "my list", count: 3 });
+assert.equal((await counting.events(counted.runId)).filter((e) => e.type === "output.rejected").length, 1);
+assert.deepEqual((await counting.events(asking)).at(-1), { ...(await counting.events(asking)).at(-1)!, type: "user.message", outputSchema: { type: "string" } });

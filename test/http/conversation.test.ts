@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { call, calls, createDriver, defineTool, final, memoryStore, scriptedAgent, strictObject, string, type Tool } from "../../src/index.js";
 import { createHttpApp, driverBackend } from "../../src/http/index.js";
 import { until } from "../helpers/time.js";
+import { noteTool } from "../helpers/conversation.js";
 
 const TOKEN = "t0k3n-for-tests-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -16,15 +17,7 @@ const post = (body: unknown, headers: Record<string, string> = {}): RequestInit 
   body: JSON.stringify(body),
 });
 
-const write = defineTool({
-  name: "write_note",
-  description: "Writes a note.",
-  inputSchema: strictObject({ text: string() }),
-  sideEffect: "local_mutation",
-  permission: "ask",
-  timeoutMs: 1000,
-  call: async ({ text }) => ({ written: text }),
-}) as Tool<never, unknown>;
+const write = noteTool;
 
 function world(script: Parameters<typeof scriptedAgent>[0]) {
   const driver = createDriver({ store: memoryStore(), agent: scriptedAgent(script), tools: [write] });
@@ -117,5 +110,21 @@ describe("a conversation over HTTP", () => {
     expect(file).toMatchObject({ mediaType: "text/plain", size: bytes.length, name: "a.txt" });
     const served = await app.request(`/runs/${runId}/artifacts/${file.sha256}`, { headers: auth });
     expect(await served.text()).toBe("hello file");
+  });
+  it("takes an output schema with a run and with a message, and refuses one the compiler does not take (400, nothing made)", async () => {
+    const { driver, app, status } = world([final('{"n":1}'), final("hi")]);
+    const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+    expect(await refusal(await app.request("/runs", post({ task: "t", outputSchema: { type: "nope" } })))).toEqual([400, "OUTPUT_SCHEMA_INVALID"]);
+    expect(await driver.listRuns()).toEqual([]);
+    const { runId } = (await (await app.request("/runs", post({ task: "Count.", conversation: true, outputSchema: schema }))).json()) as { runId: string };
+    await status(runId, "idle");
+    expect(await refusal(await app.request(`/runs/${runId}/messages`, post({ id: "m0", text: "x", outputSchema: { minimum: "no" } })))).toEqual([400, "OUTPUT_SCHEMA_INVALID"]);
+    expect((await app.request(`/runs/${runId}/messages`, post({ id: "m1", text: "count" }))).status).toBe(202);
+    await status(runId, "idle");
+    expect((await driver.state(runId as never)).output).toEqual({ n: 1 });
+    expect((await app.request(`/runs/${runId}/messages`, post({ id: "m2", text: "say hi", outputSchema: { type: "string" } }))).status).toBe(202);
+    await status(runId, "idle");
+    expect((await driver.state(runId as never)).output).toBe("hi");
+    expect((await driver.events(runId as never)).filter((e) => e.type === "user.message").map((e) => e.messageId)).toEqual(["m1", "m2"]);
   });
 });

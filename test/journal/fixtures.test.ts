@@ -23,6 +23,7 @@ describe("v1 journal fixtures", () => {
       "v4-interrupted.json",
       "v4-no-progress.json",
       "v5-conversation.json",
+      "v5-output.json",
     ]);
   });
 
@@ -38,6 +39,7 @@ describe("v1 journal fixtures", () => {
     "v3-moved": { status: "completed", step: 2, output: "written after two moves", seq: 13 },
     "v4-interrupted": { status: "completed", step: 2, output: "read at last", seq: 17 },
     "v5-conversation": { status: "completed", step: 5, output: "noted again", closed: { by: "ana", reason: "done" }, seq: 27 },
+    "v5-output": { status: "completed", step: 2, output: { count: 2 }, seq: 6 },
     "v4-no-progress": {
       status: "failed",
       step: 0,
@@ -65,6 +67,15 @@ describe("v1 journal fixtures", () => {
       { type: "observation", step: 1, callId: "s1c1", name: "write_file", observation: { type: "result", content: { written: 1 } } },
     ]);
     expect(Object.values(state.approvals).map((a) => [a.request.kind, a.status, a.by])).toEqual([["interrupted_side_effect", "approved", "ana"]]);
+  });
+
+  it("v5-output: the answer the schema refused is shown to the agent after it, and the JSON text taken is the output", () => {
+    const events = load("v5-output");
+    const state = reduce(events);
+    expect(events[0]).toMatchObject({ type: "run.created", outputSchema: { type: "object", required: ["count"] } });
+    expect(state.transcript.map((t) => t.type)).toEqual(["task", "decision", "rejected", "decision"]);
+    expect(state.transcript[2]).toMatchObject({ type: "rejected", step: 1, error: expect.stringMatching(/^Error: invalid final answer: it is not valid JSON/) });
+    expect(state.consecutiveFailures).toBe(1);
   });
 
   it("v5-conversation: three turns (the second stopped while it waited for an approval, the third regenerated), then closed", () => {

@@ -231,11 +231,7 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     const created = await post("/runs", { task: "ask chat local_mutation", conversation: true });
     expect(created.status).toBe(201);
     const runId = created.body.runId as string;
-    const runUntil = (what: string, ok: (run: any) => boolean) =>
-      until(`run ${runId}: ${what}`, async () => {
-        const run = (await api(`/runs/${runId}`)).body.run;
-        return ok(run) ? run : undefined;
-      });
+    const runUntil = (what: string, ok: (run: any) => boolean) => viewUntil(runId, what, ok);
     await runUntil("idle before its first message", (r) => r.status === "idle");
     const say = async (id: string, text: string): Promise<void> => {
       expect((await post(`/runs/${runId}/messages`, { id, text })).status).toBe(202);
@@ -262,13 +258,16 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     expect(events.filter((e) => e.type === "turn.ended").map((e) => (e as Extract<JournalEvent, { type: "turn.ended" }>).reason)).toEqual(["answered", "answered", "answered"]);
   });
 
+  /** The run's view over the API once `ok` holds of it. */
+  const viewUntil = (runId: string, what: string, ok: (run: any) => boolean) =>
+    until(`run ${runId}: ${what}`, async () => {
+      const run = (await api(`/runs/${runId}`)).body.run;
+      return ok(run) ? run : undefined;
+    });
+
   it("stops a conversation's turn in the run's object while its tool waits for an approval, and the conversation goes on (issue 29)", async () => {
     const runId = (await post("/runs", { task: "ask chat local_mutation", conversation: true })).body.runId as string;
-    const runUntil = (what: string, ok: (run: any) => boolean) =>
-      until(`run ${runId}: ${what}`, async () => {
-        const run = (await api(`/runs/${runId}`)).body.run;
-        return ok(run) ? run : undefined;
-      });
+    const runUntil = (what: string, ok: (run: any) => boolean) => viewUntil(runId, what, ok);
     await runUntil("idle", (r) => r.status === "idle");
     expect((await post(`/runs/${runId}/messages`, { id: "m1", text: "add z" })).status).toBe(202);
     await runUntil("waiting", (r) => r.status === "waiting");
@@ -276,6 +275,24 @@ describe("runs hosted by their Durable Objects, over the HTTP API", () => {
     expect((await api(`/test/run/${runId}/world`)).body.world).toEqual({ items: [] });
     expect((await post(`/runs/${runId}/messages`, { id: "m2", text: "hi" })).status).toBe(202);
     await runUntil("answered", (r) => r.status === "idle" && r.output === "you said: hi");
+  });
+
+  it("checks a conversation's answers against its output schema in the run's object: refused past the limit ends the turn, a message's own schema holds its turn (issue 29)", async () => {
+    expect((await post("/runs", { task: "ask chat local_mutation", conversation: true, outputSchema: { type: "nope" } })).status).toBe(400);
+    const schema = { type: "string", pattern: "^you said: [a-z]+$" };
+    const runId = (await post("/runs", { task: "ask chat local_mutation", conversation: true, outputSchema: schema })).body.runId as string;
+    const runUntil = (what: string, ok: (run: any) => boolean) => viewUntil(runId, what, ok);
+    await runUntil("idle", (r) => r.status === "idle");
+    expect((await post(`/runs/${runId}/messages`, { id: "m1", text: "hi" })).status).toBe(202);
+    await runUntil("answered", (r) => r.status === "idle" && r.output === "you said: hi");
+    // The agent's answer to this one never matches: refused at each try, the turn ends at the failure limit.
+    expect((await post(`/runs/${runId}/messages`, { id: "m2", text: "HI!" })).status).toBe(202);
+    await runUntil("the turn ended", (r) => r.status === "idle" && r.conversation?.ended?.reason === "consecutive_failures");
+    expect((await post(`/runs/${runId}/messages`, { id: "m3", text: "HI!", outputSchema: { type: "string" } })).status).toBe(202);
+    await runUntil("answered under its own schema", (r) => r.status === "idle" && r.output === "you said: HI!");
+    const types = ((await api(`/runs/${runId}/events`)).body.events as { type: string }[]).map((e) => e.type);
+    // The limit is the default 3 failures in a row: three refusals in turn 2, none in turns 1 and 3.
+    expect(types.filter((t) => t === "output.rejected")).toHaveLength(3);
   });
 
   it("streams a run's journal over SSE, resumed after Last-Event-ID", async () => {

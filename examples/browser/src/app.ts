@@ -127,6 +127,8 @@ function line(e: JournalEvent): string {
       return `turn ${e.turn} regenerated`;
     case "run.closed":
       return `closed by ${e.by}`;
+    case "output.rejected":
+      return `step ${e.step}'s answer refused: ${e.error.split("\n")[0]}`;
   }
 }
 

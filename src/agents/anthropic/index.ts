@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ANSWER_NAME, answerToolSchema } from "../model/output.js";
 import type { JsonValue } from "../../json/index.js";
 import type { AnswerInfo, TranscriptItem } from "../../journal/index.js";
 import type { FetchLike } from "../../web.js";
@@ -154,8 +155,13 @@ function blocksOf(item: TranscriptItem, files: ReadonlyMap<string, Uint8Array> |
       const { text, isError } = observationText(item.observation);
       return [{ role: "user", block: { type: "tool_result", tool_use_id: item.callId, content: text, ...(isError ? { is_error: true } : {}) } }];
     }
+    case "rejected":
+      return [{ role: "user", block: { type: "text", text: item.error } }];
   }
 }
+
+/** What the forced answer tool says it is (structured output). */
+const ANSWER_TOOL_DESCRIPTION = "Give your final answer: call this, once you are done, with the answer as its input. Call the other tools before it as you need them.";
 
 /** The request: blocks of consecutive items with the same role make one message, as the API wants. */
 function request(
@@ -189,13 +195,18 @@ function request(
   }
   close();
   const system = systemPrompt(o.system, view.tools);
-  const tools = view.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as JsonValue }));
+  const tools: JsonValue[] = view.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as JsonValue }));
+  // Structured output: the answer is a tool the model must end with (any tool is forced; this one's input is the answer).
+  const answerSchema = answerToolSchema(view);
+  const answerTool = answerSchema === undefined ? undefined : { name: ANSWER_NAME, description: ANSWER_TOOL_DESCRIPTION, input_schema: answerSchema };
+  const allTools = answerTool === undefined ? tools : [...tools, answerTool];
   const body = {
     model: o.model,
     max_tokens: o.maxTokens,
     ...(system === undefined ? {} : { system }),
     messages: messages as unknown as JsonValue,
-    ...(view.tools.length === 0 ? {} : { tools }),
+    ...(allTools.length === 0 ? {} : { tools: allTools }),
+    ...(answerTool === undefined ? {} : { tool_choice: { type: "any" } }),
     ...(o.stream ? { stream: true } : {}),
   };
   const text = objectText([
@@ -203,7 +214,8 @@ function request(
     ["max_tokens", JSON.stringify(o.maxTokens)],
     ["system", system === undefined ? undefined : stable.system.of(view.tools, () => system)],
     ["messages", arrayText(messageTexts)],
-    ["tools", view.tools.length === 0 ? undefined : stable.tools.of(view.tools, () => tools)],
+    ["tools", allTools.length === 0 ? undefined : answerTool === undefined ? stable.tools.of(view.tools, () => tools) : JSON.stringify(allTools)],
+    ["tool_choice", answerTool === undefined ? undefined : '{"type":"any"}'],
     ["stream", o.stream ? "true" : undefined],
   ]);
   return { path: "/v1/messages", body, text };

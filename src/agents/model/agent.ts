@@ -4,6 +4,7 @@
  * (streamed or not) into a decision, and turn every failure into an
  * AgentError that says what happened without a key in it.
  */
+import { answerFromTool } from "./output.js";
 import { isIsoagentError } from "../../errors.js";
 import type { JsonValue } from "../../json/index.js";
 import type { Observation, TranscriptItem } from "../../journal/index.js";
@@ -136,7 +137,9 @@ export function modelAgent(protocol: Protocol, transport: Transport, config: Jso
     withTransport: (t) => modelAgent(protocol, t, config, options),
     async decide(view, context) {
       const request = protocol.request(view);
-      return send(protocol, transport, request, context.signal, context.onProgress ?? (() => {}), retry, secrets, emptyRetries);
+      const decision = await send(protocol, transport, request, context.signal, context.onProgress ?? (() => {}), retry, secrets, emptyRetries);
+      // Under an output schema, the forced answer tool's call (Anthropic) is the final answer.
+      return view.outputSchema === undefined ? decision : answerFromTool(view, decision);
     },
   };
   return agent;

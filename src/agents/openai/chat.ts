@@ -15,7 +15,7 @@ import { parseSse } from "../model/sse.js";
 import { NetworkError, readText, StreamError } from "../model/transport.js";
 import type { OpenAIRequestOptions } from "./options.js";
 import { openaiContextExceeded, openaiError } from "./responses.js";
-import { strictCompatible } from "./strict.js";
+import { answerFormat, strictCompatible } from "./strict.js";
 
 export function chatProtocol(o: OpenAIRequestOptions): Protocol {
   const items = new ItemCache<TranscriptItem>(messagesOf);
@@ -79,6 +79,8 @@ function messagesOf(item: TranscriptItem, files: ReadonlyMap<string, Uint8Array>
     }
     case "observation":
       return [{ role: "tool", tool_call_id: item.callId, content: observationText(item.observation).text }];
+    case "rejected":
+      return [{ role: "user", content: item.error }];
   }
 }
 
@@ -99,10 +101,14 @@ function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<Tran
     type: "function",
     function: { name: t.name, description: t.description, parameters: t.inputSchema as JsonValue, strict: o.strict === "auto" ? strictCompatible(t.inputSchema) : o.strict },
   }));
+  // Structured output: the answer's schema as the response format (strict when it can be).
+  const answer = answerFormat(view, o.strict);
+  const format = answer === undefined ? undefined : { type: "json_schema", json_schema: answer };
   const body = {
     model: o.model,
     messages,
     ...(tools.length === 0 ? {} : { tools, parallel_tool_calls: o.parallelToolCalls }),
+    ...(format === undefined ? {} : { response_format: format }),
     ...(o.maxOutputTokens === undefined ? {} : { max_completion_tokens: o.maxOutputTokens }),
     ...(o.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
@@ -111,6 +117,7 @@ function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<Tran
     ["messages", arrayText(texts)],
     ["tools", tools.length === 0 ? undefined : stable.tools.of(view.tools, () => tools)],
     ["parallel_tool_calls", tools.length === 0 ? undefined : JSON.stringify(o.parallelToolCalls)],
+    ["response_format", format === undefined ? undefined : JSON.stringify(format)],
     ["max_completion_tokens", o.maxOutputTokens === undefined ? undefined : JSON.stringify(o.maxOutputTokens)],
     ["stream", o.stream ? "true" : undefined],
     ["stream_options", o.stream ? '{"include_usage":true}' : undefined],

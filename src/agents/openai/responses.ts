@@ -14,7 +14,7 @@ import { dataUrl, filePart, fileText } from "../model/files.js";
 import { parseSse } from "../model/sse.js";
 import { NetworkError, readText, StreamError } from "../model/transport.js";
 import type { OpenAIRequestOptions } from "./options.js";
-import { strictCompatible } from "./strict.js";
+import { answerFormat, strictCompatible } from "./strict.js";
 
 export function responsesProtocol(o: OpenAIRequestOptions): Protocol {
   const items = new ItemCache<TranscriptItem>(inputOf);
@@ -75,6 +75,8 @@ function inputOf(item: TranscriptItem, files: ReadonlyMap<string, Uint8Array> | 
     }
     case "observation":
       return [{ type: "function_call_output", call_id: item.callId, output: observationText(item.observation).text }];
+    case "rejected":
+      return [{ role: "user", content: item.error }];
   }
 }
 
@@ -94,11 +96,15 @@ function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<Tran
     strict: o.strict === "auto" ? strictCompatible(t.inputSchema) : o.strict,
   }));
   const instructions = systemPrompt(o.instructions, view.tools);
+  // Structured output: the answer's schema as the response's text format (strict when it can be).
+  const answer = answerFormat(view, o.strict);
+  const format = answer === undefined ? undefined : { format: { type: "json_schema", ...answer } };
   const body = {
     model: o.model,
     ...(instructions === undefined ? {} : { instructions }),
     input,
     ...(tools.length === 0 ? {} : { tools, parallel_tool_calls: o.parallelToolCalls }),
+    ...(format === undefined ? {} : { text: format }),
     ...(o.maxOutputTokens === undefined ? {} : { max_output_tokens: o.maxOutputTokens }),
     store: false,
     stream: o.stream,
@@ -109,6 +115,7 @@ function request(view: AgentView, o: OpenAIRequestOptions, items: ItemCache<Tran
     ["input", arrayText(texts)],
     ["tools", tools.length === 0 ? undefined : stable.tools.of(view.tools, () => tools)],
     ["parallel_tool_calls", tools.length === 0 ? undefined : JSON.stringify(o.parallelToolCalls)],
+    ["text", format === undefined ? undefined : JSON.stringify(format)],
     ["max_output_tokens", o.maxOutputTokens === undefined ? undefined : JSON.stringify(o.maxOutputTokens)],
     ["store", "false"],
     ["stream", JSON.stringify(o.stream)],

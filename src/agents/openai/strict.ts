@@ -5,7 +5,16 @@
  * Anything else is sent with `strict: false`; isoagent checks the arguments
  * either way.
  */
+import type { JsonValue } from "../../json/index.js";
 import type { JsonSchema } from "../../schema/index.js";
+import type { AgentView } from "../port.js";
+import { ANSWER_NAME, structuredSchema } from "../model/output.js";
+
+/** The answer's JSON Schema as OpenAI's structured outputs take it (Responses' `text.format`, Chat's `response_format.json_schema`), or undefined when the view has none to send. */
+export function answerFormat(view: AgentView, strict: boolean | "auto"): { name: string; schema: JsonValue; strict: boolean } | undefined {
+  const schema = structuredSchema(view);
+  return schema === undefined ? undefined : { name: ANSWER_NAME, schema, strict: strict === "auto" ? strictCompatible(schema as JsonSchema) : strict };
+}
 
 // The subset every published version of the structured-outputs guide
 // supports (older ones refuse pattern, format, numeric and length bounds).
