@@ -255,7 +255,7 @@ export function apply(state: RunState, e: JournalEvent): RunState {
       break;
     case "output.rejected":
       // Only the final answer just decided can be refused; the agent is asked again, a failure in a row.
-      if (state.current?.step !== e.step || state.current.decision.kind !== "final" || state.transcript.at(-1)?.type !== "decision") {
+      if (TERMINAL_STATUSES.has(state.status) || state.current?.step !== e.step || state.current.decision.kind !== "final" || state.transcript.at(-1)?.type !== "decision") {
         throw new JournalError("JOURNAL_INVALID", `event ${e.seq} refuses the answer of step ${e.step}, which is not the final answer just decided`);
       }
       state.consecutiveFailures++;

@@ -158,4 +158,25 @@ describe("a conversation's journal, as the reducer reads it", () => {
     // A compaction after it leaves it where it is.
     expect(state([...turn2, decided(2), compaction(4, 5, 1)]).conversation!.at).toBe(3);
   });
+
+  it("takes an output refusal only right after the final answer it refuses (v5 structured output)", () => {
+    const rejected = (step: number): UnsealedEvent => ({ v, at: 4, type: "output.rejected", step, error: "Error: invalid final answer: no" });
+    const task = [created(false)];
+    // Taken: the agent is shown it, and it is a failure in a row.
+    const ok = state([...task, decided(1), rejected(1)]);
+    expect(ok.transcript.at(-1)).toEqual({ type: "rejected", step: 1, error: "Error: invalid final answer: no" });
+    expect([ok.status, ok.consecutiveFailures]).toEqual(["running", 1]);
+    // Refused: before any decision, after calls, of another step, twice, or after a run ended.
+    for (const forged of [
+      [...task, rejected(1)],
+      [...task, decided(1, "calls"), rejected(1)],
+      [...task, decided(1), rejected(2)],
+      [...task, decided(1), rejected(1), rejected(1)],
+      [...task, decided(1), { v: 2, at: 4, type: "run.completed", output: "answer 1" } as UnsealedEvent, rejected(1)],
+    ]) {
+      expect(refusal(forged)).toMatch(/is not the final answer just decided/);
+    }
+    // In a conversation, it belongs to a turn.
+    expect(refusal([created(true), msg(1, "m1"), decided(1), answered(1), rejected(1)])).toMatch(/belongs to a turn/);
+  });
 });
