@@ -13,6 +13,12 @@
  * time less the fake provider's (its parse of the request and its answer)
  * and less a same-run `JSON.stringify` of the same request body; the raw
  * figure is reported beside it.
+ *
+ * The peer row: the AI SDK's documented persistence pattern (load every
+ * message, convertToModelMessages, streamText, save every message;
+ * bench/peers/chat.ts) against the same fake provider, sampled in the same
+ * rounds at the same two lengths. It has no context budget: its request
+ * holds the whole conversation, as isoagent's does without one.
  */
 import { openaiAgent } from "../src/agents/openai/index.js";
 import { createDriver, memoryStore, type Driver, type RunId } from "../src/index.js";
@@ -21,6 +27,7 @@ import { fakeResponses } from "../test/helpers/fake-provider.js";
 import { alternate, formatNs, median, ratioOf } from "./harness.js";
 import { result, type Result } from "./results.js";
 import { TRIMMED } from "./trimmed-run.js";
+import { aiSdkChat } from "./peers/chat.js";
 
 interface Chat {
   readonly driver: Driver;
@@ -77,19 +84,23 @@ export interface ConversationFigures {
   readonly budgetRatio: ReturnType<typeof ratioOf>;
   readonly ownRatio: ReturnType<typeof ratioOf>;
   readonly rawRatio: ReturnType<typeof ratioOf>;
+  /** The AI SDK's persistence pattern at the two lengths, and its time per turn ÷ isoagent's at the longer, with a budget and without. */
+  readonly peer: { readonly version: string; readonly turnNs: readonly [number, number]; readonly overBudget: ReturnType<typeof ratioOf>; readonly overNone: ReturnType<typeof ratioOf> };
 }
 
 export async function benchConversation(options: { quick?: boolean } = {}): Promise<ConversationFigures> {
   const long = options.quick ? 300 : 1000;
   const chats = { b10: await chatOf(true, 10), b1000: await chatOf(true, long), n10: await chatOf(false, 10), n1000: await chatOf(false, long) };
+  const peers = { p10: await aiSdkChat(10), p1000: await aiSdkChat(long) };
   const own: Record<string, number[]> = { b10: [], b1000: [], n10: [], n1000: [] };
   const warm = 2;
-  const samples = await alternate((options.quick ? 8 : 20) + warm, ["b10", "b1000", "n10", "n1000"] as const, async (name) => {
+  const samples = await alternate((options.quick ? 8 : 20) + warm, ["b10", "b1000", "n10", "n1000", "p10", "p1000"] as const, async (name) => {
+    if (name === "p10" || name === "p1000") return (await peers[name].turn()).ns;
     const r = await turn(chats[name]);
     own[name]!.push(r.ns - r.providerNs - r.stringifyNs);
     return r.ns;
   });
-  const s = (k: keyof typeof chats) => samples[k].slice(warm);
+  const s = (k: keyof typeof chats | keyof typeof peers) => samples[k].slice(warm);
   const o = (k: keyof typeof chats) => own[k]!.slice(warm);
   return {
     rows: [
@@ -101,6 +112,7 @@ export async function benchConversation(options: { quick?: boolean } = {}): Prom
     budgetRatio: ratioOf(s("b1000"), s("b10")),
     ownRatio: ratioOf(o("n1000"), o("n10")),
     rawRatio: ratioOf(s("n1000"), s("n10")),
+    peer: { version: peers.p10.version, turnNs: [median(s("p10")), median(s("p1000"))], overBudget: ratioOf(s("p1000"), s("b1000")), overNone: ratioOf(s("p1000"), s("n1000")) },
   };
 }
 
@@ -109,6 +121,9 @@ export function printConversation(f: ConversationFigures): void {
   console.log("| context budget | turns | per turn | isoagent's own (less the provider and the request's stringify) |");
   console.log("|---|---:|---:|---:|");
   for (const r of f.rows) console.log(`| ${r.budget ? "trimmer, 4,000 tokens" : "none"} | ${r.turns} | ${formatNs(r.turnNs)} | ${formatNs(r.ownNs)} |`);
+  const long = f.rows[1]!.turns;
+  console.log(`| AI SDK persistence pattern (${f.peer.version}), no budget | 10 | ${formatNs(f.peer.turnNs[0])} | |`);
+  console.log(`| AI SDK persistence pattern, no budget | ${long} | ${formatNs(f.peer.turnNs[1])} | |`);
   for (const x of conversationResults(f)) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
 
@@ -124,6 +139,17 @@ export function conversationResults(f: ConversationFigures): Result[] {
       f.ownRatio.ratio,
       "<= 1.25",
       { spread: [f.ownRatio.min, f.ownRatio.max], raw: { ratio: Math.round(f.rawRatio.ratio * 1000) / 1000, spread: [f.rawRatio.min, f.rawRatio.max] } },
+    ),
+    result(
+      "conversation.peer",
+      `the AI SDK's persistence pattern (load every message, convertToModelMessages, streamText, save every message; ${f.peer.version}) per turn ÷ isoagent's with a context budget, at turn ${long}, the same fake provider in-process`,
+      f.peer.overBudget.ratio,
+      ">= 5",
+      {
+        spread: [f.peer.overBudget.min, f.peer.overBudget.max],
+        peerNs: f.peer.turnNs.map(Math.round),
+        noBudget: { ratio: Math.round(f.peer.overNone.ratio * 1000) / 1000, spread: [f.peer.overNone.min, f.peer.overNone.max] },
+      },
     ),
   ];
 }

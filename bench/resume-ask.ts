@@ -10,7 +10,10 @@
  * fake-provider.ts: the request built from the transcript, the answer
  * streamed and parsed), journals the final answer and completes. The sizes
  * alternate round by round. (`resume` measures the cheaper resume of a run
- * waiting for an approval, which asks nobody.)
+ * waiting for an approval, which asks nobody.) Each size is resumed twice
+ * per round: by a driver with the run's context budget, and by one with
+ * none (issue 29: the transcript comes from the snapshot and the tail, not
+ * from the whole journal, budget or not).
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -22,6 +25,8 @@ import { result, type Result } from "./results.js";
 import { copyRun, probeTool, runOfEvents, TRIMMED, type BuiltRun } from "./trimmed-run.js";
 
 export interface ResumeAskFigure {
+  /** Whether the resuming driver had the run's context budget. */
+  readonly budget: boolean;
   readonly events: number;
   readonly resumeNs: number;
   /** Time ÷ at the fewest events, median of the same-round ratios, and its spread. */
@@ -42,9 +47,14 @@ const collect: () => void = (() => {
   return runInNewContext("gc") as () => void;
 })();
 
-async function resumeOnce(store: Store, runId: RunId): Promise<{ ns: number; requestChars: number }> {
+async function resumeOnce(store: Store, runId: RunId, budget: boolean): Promise<{ ns: number; requestChars: number }> {
   const provider = fakeResponses(() => ({ text: "done" }));
-  const driver = createDriver({ store, agent: openaiAgent({ model: "gpt-fake", transport: provider.transport, instructions: "Probe until done." }), tools: [probeTool()], context: TRIMMED });
+  const driver = createDriver({
+    store,
+    agent: openaiAgent({ model: "gpt-fake", transport: provider.transport, instructions: "Probe until done." }),
+    tools: [probeTool()],
+    ...(budget ? { context: TRIMMED } : {}),
+  });
   collect();
   const t = performance.now();
   const outcome = await driver.resume(runId);
@@ -66,27 +76,29 @@ export async function benchResumeAsk(options: { quick?: boolean } = {}): Promise
       transcriptItems: snapshot?.state.transcript.length ?? 0,
     });
   }
-  const names = sizes.map(String) as string[];
+  const names = [...sizes.map((n) => `b${n}`), ...sizes.map((n) => `n${n}`)];
   const chars = new Map<string, number>();
   const warm = 2;
   const samples = await alternate((options.quick ? 5 : 15) + warm, names, async (name) => {
-    const run = runs[names.indexOf(name)]!;
-    const r = await resumeOnce(await copyRun(run.store, run.runId), run.runId);
+    const run = runs[names.indexOf(name) % sizes.length]!;
+    const r = await resumeOnce(await copyRun(run.store, run.runId), run.runId, name.startsWith("b"));
     chars.set(name, r.requestChars);
     return r.ns;
   });
-  const base = samples[names[0]!]!.slice(warm);
-  return runs.map((run, k) => {
-    const times = samples[names[k]!]!.slice(warm);
+  return names.map((name, k) => {
+    const run = runs[k % sizes.length]!;
+    const base = samples[`${name[0]}${sizes[0]}`]!.slice(warm);
+    const times = samples[name]!.slice(warm);
     const r = ratioOf(times, base);
     return {
+      budget: name.startsWith("b"),
       events: run.events,
       resumeNs: median(times),
       ratio: r.ratio,
       spread: [r.min, r.max] as const,
       snapshotBytes: run.snapshotBytes,
       tailEvents: run.tailEvents,
-      requestChars: chars.get(names[k]!)!,
+      requestChars: chars.get(name)!,
       transcriptItems: run.transcriptItems,
     };
   });
@@ -94,30 +106,31 @@ export async function benchResumeAsk(options: { quick?: boolean } = {}): Promise
 
 export function printResumeAsk(figures: ResumeAskFigure[]): void {
   console.log("resume-ask: a new driver resumes a run left running under the trimmer and asks the agent once (Responses adapter, in-process transport; memory store)");
-  console.log("| events | resume + ask | ÷ fewest | snapshot read | events after it | transcript items | request |");
-  console.log("|---:|---:|---:|---:|---:|---:|---:|");
+  console.log("| context budget | events | resume + ask | ÷ fewest | snapshot read | events after it | transcript items | request |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const f of figures)
     console.log(
-      `| ${f.events} | ${formatNs(f.resumeNs)} | ${f.ratio.toFixed(2)} (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)}) | ${(f.snapshotBytes / 1024).toFixed(0)} KB | ${f.tailEvents} | ${f.transcriptItems} | ${f.requestChars} chars |`,
+      `| ${f.budget ? "trimmer" : "none"} | ${f.events} | ${formatNs(f.resumeNs)} | ${f.ratio.toFixed(2)} (${f.spread[0].toFixed(2)}–${f.spread[1].toFixed(2)}) | ${(f.snapshotBytes / 1024).toFixed(0)} KB | ${f.tailEvents} | ${f.transcriptItems} | ${f.requestChars} chars |`,
     );
   for (const x of resumeAskResults(figures)) console.log(`${x.id}: ${x.ratio} (goal ${x.goal}) ${x.met ? "met" : "NOT met"}`);
 }
 
 export function resumeAskResults(figures: ResumeAskFigure[]): Result[] {
-  const small = figures[0]!;
-  const large = figures[figures.length - 1]!;
-  return [
-    result(
-      "resume-ask.flat",
-      `resume and one step that asks the agent at ${large.events} events ÷ at ${small.events}, trimmer on, Responses adapter over an in-process transport, memory store`,
+  return [true, false].map((budget) => {
+    const rows = figures.filter((f) => f.budget === budget);
+    const small = rows[0]!;
+    const large = rows[rows.length - 1]!;
+    return result(
+      budget ? "resume-ask.flat" : "resume-ask.flat-no-budget",
+      `resume and one step that asks the agent at ${large.events} events ÷ at ${small.events}, ${budget ? "trimmer on" : "no context budget (the run was built under the trimmer)"}, Responses adapter over an in-process transport, memory store`,
       large.ratio,
       "<= 2",
       {
         spread: large.spread,
         byEvents: Object.fromEntries(
-          figures.map((f) => [f.events, { ns: Math.round(f.resumeNs), snapshotBytes: f.snapshotBytes, tailEvents: f.tailEvents, transcriptItems: f.transcriptItems, requestChars: f.requestChars }]),
+          rows.map((f) => [f.events, { ns: Math.round(f.resumeNs), snapshotBytes: f.snapshotBytes, tailEvents: f.tailEvents, transcriptItems: f.transcriptItems, requestChars: f.requestChars }]),
         ),
       },
-    ),
-  ];
+    );
+  });
 }
