@@ -215,3 +215,27 @@ export function judgeRuns(runs: readonly JudgedRun[], effects: readonly Effect[]
   }
   return { runs: runs.length, completed: runs.filter((r) => r.status === "completed").length, brokenChains, lostSteps, repeatedEffects, unjournaledEffects, indexDisagrees, notEnded, problems };
 }
+
+/**
+ * The judge of conversations (issue 29): each took exactly its `turns`
+ * messages, `m1` to `m<turns>`, each once (however often it was sent), and
+ * each turn ended answered exactly once, with the answer naming its message
+ * decided once; then it was closed.
+ */
+export function judgeTurns(runs: readonly JudgedRun[], turns: number): string[] {
+  const problems: string[] = [];
+  for (const r of runs) {
+    const ids = r.events.filter((e) => e.type === "user.message").map((e) => (e as Extract<JournalEvent, { type: "user.message" }>).messageId);
+    const want = Array.from({ length: turns }, (_, k) => `m${k + 1}`);
+    if (JSON.stringify(ids) !== JSON.stringify(want)) problems.push(`${r.runId}: took messages ${JSON.stringify(ids)}, not ${JSON.stringify(want)}`);
+    for (let t = 1; t <= turns; t++) {
+      const ends = r.events.filter((e) => e.type === "turn.ended" && e.turn === t);
+      if (ends.length !== 1 || (ends[0] as Extract<JournalEvent, { type: "turn.ended" }>).reason !== "answered")
+        problems.push(`${r.runId}: turn ${t} ended ${JSON.stringify(ends.map((e) => (e as { reason?: string }).reason))}`);
+      const answers = r.events.filter((e) => e.type === "step.decided" && e.decision.kind === "final" && e.decision.output === `answered m${t}`);
+      if (answers.length !== 1) problems.push(`${r.runId}: message m${t} answered ${answers.length} times`);
+    }
+    if (r.events.at(-1)?.type !== "run.closed") problems.push(`${r.runId}: not closed (last event ${r.events.at(-1)?.type})`);
+  }
+  return problems;
+}

@@ -6,7 +6,7 @@ import type { JournalEvent } from "../../src/index.js";
 import { rng } from "../helpers/rng.js";
 import { scaled, until } from "../helpers/time.js";
 import { bundleWorker } from "../helpers/workerd.js";
-import { judgeRuns, startGroup, startObserver, type Group, type JudgedRun, type Observer } from "./harness.js";
+import { judgeRuns, judgeTurns, startGroup, startObserver, type Group, type JudgedRun, type Observer } from "./harness.js";
 
 // Real process kills (issue 13): Node running miniflare running workerd, on
 // Durable Object storage persisted on disk, is killed with SIGKILL to its
@@ -18,6 +18,9 @@ import { judgeRuns, startGroup, startObserver, type Group, type JudgedRun, type 
 // stranded run (every run ends, and the index finds none); the index
 // agrees with each run. Bounded: ISOAGENT_KILL_SECONDS of kills (default
 // 45), then one last start with no kill. ISOAGENT_KILL_SEED replays a seed.
+// Conversations are driven through the kills too (issue 29): their
+// messages are sent (and sent again, the same id, as a client retries)
+// around the kills, and each is in the journal once and answered once.
 
 const SECONDS = Number(process.env["ISOAGENT_KILL_SECONDS"] ?? 45);
 const SEED = Number(process.env["ISOAGENT_KILL_SEED"] ?? Math.floor(Math.random() * 2 ** 31));
@@ -27,6 +30,10 @@ const MAX_RUNS = 40;
 /** The kill worker's script: 7 decisions (6 calls of every class, and the final answer). */
 const STEPS = 7;
 const TOKEN = "kill-test-token-0123456789abcdef";
+/** Conversations among the runs, the messages each is sent, and the steps of a turn (kill-entry.ts's chatTurn). */
+const CHATS = 3;
+const TURNS = 3;
+const TURN_STEPS = 4;
 
 let dir: string | undefined;
 let observer: Observer | undefined;
@@ -99,6 +106,30 @@ describe("workerd killed with SIGKILL (its whole process group) and restarted on
         return true;
       };
       const list = async (base: string): Promise<{ runId: string; status: string; seq: number }[]> => (await call(base, "/runs?limit=500")).runs;
+      const chats = new Set<string>();
+      let sent = 0;
+      let resent = 0;
+      /** Resends that were not answered as the duplicate they are. */
+      const notDuplicate: string[] = [];
+      /** The user of a conversation: between turns, sends the next message (or, at times, the last one again), and closes it after the last. True when it sent. */
+      const converse = async (base: string, runId: string): Promise<boolean> => {
+        const { run } = await call(base, `/runs/${runId}`);
+        if (run?.status !== "idle") return false;
+        const turn = run.conversation.turn as number;
+        if (turn >= TURNS) {
+          await call(base, `/runs/${runId}/close`, { by: "kill-test" });
+          return false;
+        }
+        if (turn > 0 && random() < 0.3) {
+          // A client that did not hear back sends the same message again: taken once.
+          const again = await call(base, `/runs/${runId}/messages`, { id: `m${turn}`, text: `message ${turn}` });
+          if (again.duplicate === true) resent++;
+          else notDuplicate.push(`${runId} m${turn}: ${JSON.stringify(again)}`);
+        }
+        await call(base, `/runs/${runId}/messages`, { id: `m${turn + 1}`, text: `message ${turn + 1}` });
+        sent++;
+        return true;
+      };
 
       // ---- kills --------------------------------------------------------------------
       const stopAt = Date.now() + SECONDS * 1000;
@@ -115,10 +146,16 @@ describe("workerd killed with SIGKILL (its whole process group) and restarted on
             created++;
             known.add(((await call(base, "/runs", { task: `kill test run ${created}` })) as { runId: string }).runId);
           }
+          while (chats.size < CHATS) {
+            const { runId } = (await call(base, "/runs", { task: `kill chat ${chats.size + 1}`, conversation: true })) as { runId: string };
+            chats.add(runId);
+            known.add(runId);
+          }
           while (Date.now() < deadline) {
             for (const runId of known) {
               if (ended.has(runId) || Date.now() >= deadline) continue;
-              if ((await operate(base, runId)) && killAfterAnswer && deadline - Date.now() > 300) {
+              const acted = (await operate(base, runId)) || (chats.has(runId) && (await converse(base, runId)));
+              if (acted && killAfterAnswer && deadline - Date.now() > 300) {
                 // Right after an operator's answer: within 0-300 ms.
                 deadline = Date.now() + random() * 300;
                 afterAnswer++;
@@ -148,6 +185,7 @@ describe("workerd killed with SIGKILL (its whole process group) and restarted on
           for (const runId of known) {
             if (states.has(runId) && ended.has(runId)) continue;
             await operate(base, runId);
+            if (chats.has(runId)) await converse(base, runId);
             const { run } = await call(base, `/runs/${runId}`);
             states.set(runId, run);
             if (["completed", "failed", "cancelled"].includes(run.status)) ended.add(runId);
@@ -171,10 +209,26 @@ describe("workerd killed with SIGKILL (its whole process group) and restarted on
         (runs = await judged()).every((r) => r.listed !== undefined && r.listed.status === r.status && r.listed.seq === r.events[r.events.length - 1]!.seq),
       );
       const stranded = (await call(base, "/test/stranded?grace=0")) as { stranded: unknown[]; unreachable: unknown[] };
-      const verdict = judgeRuns(runs, observer.effects, STEPS);
-      const summary = `workerd kill test (seed ${SEED}): ${kills} kills (${afterAnswer} right after an operator's answer), ${answers} operator answers, ${verdict.runs} runs (${verdict.completed} completed), ${observer.effects.length} effects; lost steps ${verdict.lostSteps}, repeated effects ${verdict.repeatedEffects}, effects before their start ${verdict.unjournaledEffects}, broken chains ${verdict.brokenChains.length}, stranded runs ${stranded.stranded.length + verdict.notEnded.length}, index disagreements ${verdict.indexDisagrees.length}`;
+      const tasks = judgeRuns(
+        runs.filter((r) => !chats.has(r.runId)),
+        observer.effects.filter((x) => !chats.has(x.runId)),
+        STEPS,
+      );
+      const talks = judgeRuns(
+        runs.filter((r) => chats.has(r.runId)),
+        observer.effects.filter((x) => chats.has(x.runId)),
+        TURNS * TURN_STEPS,
+      );
+      const turns = judgeTurns(
+        runs.filter((r) => chats.has(r.runId)),
+        TURNS,
+      );
+      const verdict = { ...tasks, runs: tasks.runs + talks.runs, completed: tasks.completed + talks.completed, problems: [...tasks.problems, ...talks.problems, ...turns] };
+      const summary = `workerd kill test (seed ${SEED}): ${kills} kills (${afterAnswer} right after an operator's answer or a message), ${answers} operator answers, ${sent} messages sent (${resent} sent again), ${verdict.runs} runs (${talks.runs} conversations, ${verdict.completed} completed), ${observer.effects.length} effects; lost steps ${tasks.lostSteps + talks.lostSteps}, repeated effects ${tasks.repeatedEffects + talks.repeatedEffects}, effects before their start ${tasks.unjournaledEffects + talks.unjournaledEffects}, broken chains ${tasks.brokenChains.length + talks.brokenChains.length}, stranded runs ${stranded.stranded.length + tasks.notEnded.length + talks.notEnded.length}, index disagreements ${tasks.indexDisagrees.length + talks.indexDisagrees.length}, turn problems ${turns.length}`;
       console.log(summary);
       expect(verdict.problems).toEqual([]);
+      expect(talks.completed).toBe(CHATS);
+      expect(notDuplicate).toEqual([]);
       expect(stranded).toMatchObject({ stranded: [], unreachable: [] });
       expect(verdict.runs).toBeGreaterThan(0);
       expect(kills).toBeGreaterThan(0);

@@ -7,7 +7,7 @@
  * process) is the record of every effect that really happened.
  */
 import { runObjectClass, RunIndex, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type SideEffect, type Tool } from "../../../src/index.js";
+import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type AgentDecision, type AgentView, type SideEffect, type Tool } from "../../../src/index.js";
 
 interface Env extends WorkerEnv {
   /** Where effects are reported: the test process's observer. */
@@ -41,6 +41,21 @@ const TOOLS: [string, SideEffect][] = [
   ["wipe", "destructive"],
 ];
 
+/**
+ * A conversation's turn (issue 29; a run whose task starts "kill chat"):
+ * each message is answered in four steps, a read, a write that asks, a
+ * send, then the answer naming the message, counted from the message.
+ */
+export function chatTurn(view: AgentView): AgentDecision {
+  let last = -1;
+  for (let k = 0; k < view.transcript.length; k++) if (view.transcript[k]!.type === "user") last = k;
+  const message = view.transcript[last];
+  if (message?.type !== "user") return final("no message");
+  const done = view.transcript.slice(last + 1).filter((i) => i.type === "decision").length;
+  const what = message.messageId;
+  return [calls(call("look", { what })), calls(call("note", { what })), calls(call("send", { what }))][done] ?? final(`answered ${what}`);
+}
+
 export const RunObject = runObjectClass<Env>({
   leaseTtlMs: 2_000,
   tools: ({ env, runId }) => TOOLS.map(([name, sideEffect]) => effectTool(env, runId, name, sideEffect)),
@@ -53,16 +68,19 @@ export const RunObject = runObjectClass<Env>({
   // Six steps over every class (two read_only calls in parallel), then a
   // final answer; each decision takes a model's while (100-400 ms), the
   // window in which a run just answered is runnable and not yet written to.
-  agent: () => {
-    const script = scriptedAgent([
-      calls(call("look", { what: "inbox" }), call("look", { what: "calendar" })),
-      calls(call("note", { what: "draft" })),
-      calls(call("send", { what: "draft" })),
-      calls(call("wipe", { what: "old drafts" })),
-      calls(call("send", { what: "summary" })),
-      calls(call("note", { what: "done" })),
-      final("all done"),
-    ]);
+  agent: ({ task }) => {
+    const chat = typeof task === "string" && task.startsWith("kill chat");
+    const script = chat
+      ? scriptedAgent(chatTurn)
+      : scriptedAgent([
+          calls(call("look", { what: "inbox" }), call("look", { what: "calendar" })),
+          calls(call("note", { what: "draft" })),
+          calls(call("send", { what: "draft" })),
+          calls(call("wipe", { what: "old drafts" })),
+          calls(call("send", { what: "summary" })),
+          calls(call("note", { what: "done" })),
+          final("all done"),
+        ]);
     return {
       decide: async (view, ctx) => {
         await new Promise((r) => setTimeout(r, 100 + ((view.step * 131 + view.transcript.length * 17) % 300)));
