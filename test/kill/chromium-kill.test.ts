@@ -9,7 +9,8 @@ import { CHROMIUM, chromiumPresent } from "../helpers/chromium.js";
 import { buildPage, CSP } from "../helpers/pages.js";
 import { rng } from "../helpers/rng.js";
 import { scaled, until } from "../helpers/time.js";
-import { judgeRuns, startGroup, startObserver, type Group, type Observer } from "./harness.js";
+import { TURNS, TURN_STEPS } from "./chat-turn.js";
+import { judgeRuns, judgeTurns, startGroup, startObserver, type Group, type Observer } from "./harness.js";
 
 // Real process kills (issue 13): Chromium on a persistent profile
 // (--user-data-dir) drives runs on IndexedDB in a page, and is killed with
@@ -19,6 +20,8 @@ import { judgeRuns, startGroup, startObserver, type Group, type Observer } from 
 // The tools' effects reach an observer in this process (which also serves
 // the page). The judge is the workerd kill test's. Bounded by
 // ISOAGENT_KILL_SECONDS of kills (default 45); ISOAGENT_KILL_SEED replays a seed.
+// Conversations are driven through the kills too (issue 29), as in the
+// workerd kill test: each message in the journal once, answered once.
 
 const present = chromiumPresent();
 const SECONDS = Number(process.env["ISOAGENT_KILL_SECONDS"] ?? 45);
@@ -26,6 +29,9 @@ const SEED = Number(process.env["ISOAGENT_KILL_SEED"] ?? Math.floor(Math.random(
 const ACTIVE = 4;
 const MAX_RUNS = 40;
 const STEPS = 7;
+/** Conversations among the runs (each sent TURNS messages, answered by chat-turn.ts). */
+const CHATS = 3;
+const CHAT_IDS = Array.from({ length: CHATS }, (_, k) => `chat_${k + 1}`);
 
 let profile: string | undefined;
 let observer: Observer | undefined;
@@ -91,6 +97,15 @@ describe.skipIf(!present)("Chromium killed with SIGKILL (its whole process group
       let created = 0;
       const ended = new Set<string>();
       const known = new Set<string>();
+      const talk = { sent: 0, resent: 0, notDuplicate: [] as string[] };
+      /** The conversations' user: a message to each idle one, or its close. True when it sent. */
+      const converse = async (page: Page): Promise<boolean> => {
+        const r = await page.evaluate(([ids, resend]) => window.kill.converse(ids, resend), [CHAT_IDS, random() < 0.3] as const);
+        talk.sent += r.sent;
+        talk.resent += r.resent;
+        talk.notDuplicate.push(...r.notDuplicate);
+        return r.sent > 0;
+      };
 
       /** The operator: answers one pending approval; true when it did. */
       const operate = async (page: Page): Promise<boolean> => {
@@ -122,8 +137,14 @@ describe.skipIf(!present)("Chromium killed with SIGKILL (its whole process group
             await page.evaluate((runIds) => window.kill.create(runIds), ids);
             for (const id of ids) known.add(id);
           }
+          const chats = CHAT_IDS.filter((id) => !known.has(id));
+          if (chats.length > 0) {
+            await page.evaluate((runIds) => window.kill.createChats(runIds), chats);
+            for (const id of chats) known.add(id);
+          }
           while (Date.now() < deadline) {
-            if ((await operate(page)) && killAfterAnswer && deadline - Date.now() > 300) {
+            const acted = (await operate(page)) || (await converse(page));
+            if (acted && killAfterAnswer && deadline - Date.now() > 300) {
               deadline = Date.now() + random() * 300;
               afterAnswer++;
             }
@@ -147,6 +168,7 @@ describe.skipIf(!present)("Chromium killed with SIGKILL (its whole process group
             .join("; ")})`,
         async () => {
           await operate(page);
+          await converse(page);
           report = await page.evaluate(() => window.kill.report());
           return report.length > 0 && report.every((r) => ["completed", "failed", "cancelled"].includes(r.status));
         },
@@ -157,14 +179,28 @@ describe.skipIf(!present)("Chromium killed with SIGKILL (its whole process group
       // runs no longer move, so a report taken now compares like with like.
       report = await page.evaluate(() => window.kill.report());
       const stranded = await page.evaluate(() => window.kill.stranded(0));
-      const verdict = judgeRuns(
-        report.map((r) => ({ runId: r.runId, status: r.status, events: r.events as JournalEvent[], listed: r.listed })),
-        observer.effects,
+      const judged = report.map((r) => ({ runId: r.runId, status: r.status, events: r.events as JournalEvent[], listed: r.listed }));
+      const isChat = (runId: string) => CHAT_IDS.includes(runId);
+      const tasks = judgeRuns(
+        judged.filter((r) => !isChat(r.runId)),
+        observer.effects.filter((x) => !isChat(x.runId)),
         STEPS,
       );
-      const summary = `Chromium kill test (seed ${SEED}): ${kills} kills (${afterAnswer} right after an operator's answer), ${answers} operator answers, ${verdict.runs} runs (${verdict.completed} completed), ${observer.effects.length} effects; lost steps ${verdict.lostSteps}, repeated effects ${verdict.repeatedEffects}, effects before their start ${verdict.unjournaledEffects}, broken chains ${verdict.brokenChains.length}, stranded runs ${stranded.length + verdict.notEnded.length}, listing disagreements ${verdict.indexDisagrees.length}`;
+      const talks = judgeRuns(
+        judged.filter((r) => isChat(r.runId)),
+        observer.effects.filter((x) => isChat(x.runId)),
+        TURNS * TURN_STEPS,
+      );
+      const turns = judgeTurns(
+        judged.filter((r) => isChat(r.runId)),
+        TURNS,
+      );
+      const verdict = { runs: tasks.runs + talks.runs, completed: tasks.completed + talks.completed, problems: [...tasks.problems, ...talks.problems, ...turns] };
+      const summary = `Chromium kill test (seed ${SEED}): ${kills} kills (${afterAnswer} right after an operator's answer or a message), ${answers} operator answers, ${talk.sent} messages sent (${talk.resent} sent again), ${verdict.runs} runs (${talks.runs} conversations, ${verdict.completed} completed), ${observer.effects.length} effects; lost steps ${tasks.lostSteps + talks.lostSteps}, repeated effects ${tasks.repeatedEffects + talks.repeatedEffects}, effects before their start ${tasks.unjournaledEffects + talks.unjournaledEffects}, broken chains ${tasks.brokenChains.length + talks.brokenChains.length}, stranded runs ${stranded.length + tasks.notEnded.length + talks.notEnded.length}, listing disagreements ${tasks.indexDisagrees.length + talks.indexDisagrees.length}, turn problems ${turns.length}`;
       console.log(summary);
       expect(verdict.problems).toEqual([]);
+      expect(talks.completed).toBe(CHATS);
+      expect(talk.notDuplicate).toEqual([]);
       expect(stranded).toEqual([]);
       expect(verdict.runs).toBeGreaterThanOrEqual(known.size);
       expect(kills).toBeGreaterThan(0);

@@ -6,6 +6,7 @@ import type { JournalEvent } from "../../src/index.js";
 import { rng } from "../helpers/rng.js";
 import { scaled, until } from "../helpers/time.js";
 import { bundleWorker } from "../helpers/workerd.js";
+import { TURNS, TURN_STEPS } from "./chat-turn.js";
 import { judgeRuns, judgeTurns, startGroup, startObserver, type Group, type JudgedRun, type Observer } from "./harness.js";
 
 // Real process kills (issue 13): Node running miniflare running workerd, on
@@ -30,10 +31,8 @@ const MAX_RUNS = 40;
 /** The kill worker's script: 7 decisions (6 calls of every class, and the final answer). */
 const STEPS = 7;
 const TOKEN = "kill-test-token-0123456789abcdef";
-/** Conversations among the runs, the messages each is sent, and the steps of a turn (kill-entry.ts's chatTurn). */
+/** Conversations among the runs (each sent TURNS messages, answered by chat-turn.ts). */
 const CHATS = 3;
-const TURNS = 3;
-const TURN_STEPS = 4;
 
 let dir: string | undefined;
 let observer: Observer | undefined;

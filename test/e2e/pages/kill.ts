@@ -26,6 +26,7 @@ import {
   type Tool,
 } from "../../../src/index.js";
 import { findStranded, type StrandedRun } from "../../../src/testkit/index.js";
+import { chatTurn, TURNS } from "../../kill/chat-turn.js";
 
 declare global {
   interface Window {
@@ -52,8 +53,9 @@ function effectTool(name: string, sideEffect: SideEffect): Tool<never, unknown> 
   }) as Tool<never, unknown>;
 }
 
-/** The same six steps over every class as the workerd kill test's, each decision taking a model's while. */
+/** The same six steps over every class as the workerd kill test's (a conversation's turns as its, chat-turn.ts), each decision taking a model's while. */
 function agent(): Agent {
+  const chat = scriptedAgent(chatTurn);
   const script = scriptedAgent([
     calls(call("look", { what: "inbox" }), call("look", { what: "calendar" })),
     calls(call("note", { what: "draft" })),
@@ -66,7 +68,8 @@ function agent(): Agent {
   return {
     decide: async (view, ctx) => {
       await new Promise((r) => setTimeout(r, 100 + ((view.step * 131 + view.transcript.length * 17) % 300)));
-      return script.decide(view, ctx);
+      const talking = typeof view.task === "object" && view.task !== null && !Array.isArray(view.task) && "chat" in view.task;
+      return (talking ? chat : script).decide(view, ctx);
     },
   };
 }
@@ -110,6 +113,37 @@ const kill = {
   async create(runIds: string[]): Promise<void> {
     for (const runId of runIds) await driver.create({ run: runId }, { runId: runId as RunId });
     void drive();
+  },
+  /** Creates conversations (the test names them); they wait for their messages. */
+  async createChats(runIds: string[]): Promise<void> {
+    for (const runId of runIds) await driver.create({ chat: runId }, { runId: runId as RunId, conversation: true });
+  },
+  /**
+   * The user of each conversation between turns: sends its next message
+   * (after sending the last one again when `resend`, as a client that did
+   * not hear back would), or closes it after the last. What it did.
+   */
+  async converse(runIds: string[], resend: boolean): Promise<{ sent: number; resent: number; notDuplicate: string[] }> {
+    const out = { sent: 0, resent: 0, notDuplicate: [] as string[] };
+    for (const runId of runIds) {
+      const id = runId as RunId;
+      const s = await driver.state(id).catch(() => undefined);
+      if (s?.status !== "idle" || s.conversation === undefined) continue;
+      const turn = s.conversation.turn;
+      if (turn >= TURNS) {
+        await driver.close(id, { by: "kill-test" });
+        continue;
+      }
+      if (turn > 0 && resend) {
+        const again = await driver.send(id, { id: `m${turn}`, text: `message ${turn}` });
+        if (again.duplicate) out.resent++;
+        else out.notDuplicate.push(`${runId} m${turn}`);
+      }
+      await driver.send(id, { id: `m${turn + 1}`, text: `message ${turn + 1}` });
+      out.sent++;
+    }
+    void drive();
+    return out;
   },
   /** The first pending approval of each run that waits. */
   async pending(): Promise<{ runId: string; approvalId: string; requestHash: string; kind: string; what: string }[]> {

@@ -7,7 +7,8 @@
  * process) is the record of every effect that really happened.
  */
 import { runObjectClass, RunIndex, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type AgentDecision, type AgentView, type SideEffect, type Tool } from "../../../src/index.js";
+import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type SideEffect, type Tool } from "../../../src/index.js";
+import { chatTurn } from "../../kill/chat-turn.js";
 
 interface Env extends WorkerEnv {
   /** Where effects are reported: the test process's observer. */
@@ -40,21 +41,6 @@ const TOOLS: [string, SideEffect][] = [
   ["send", "remote_mutation"],
   ["wipe", "destructive"],
 ];
-
-/**
- * A conversation's turn (issue 29; a run whose task starts "kill chat"):
- * each message is answered in four steps, a read, a write that asks, a
- * send, then the answer naming the message, counted from the message.
- */
-export function chatTurn(view: AgentView): AgentDecision {
-  let last = -1;
-  for (let k = 0; k < view.transcript.length; k++) if (view.transcript[k]!.type === "user") last = k;
-  const message = view.transcript[last];
-  if (message?.type !== "user") return final("no message");
-  const done = view.transcript.slice(last + 1).filter((i) => i.type === "decision").length;
-  const what = message.messageId;
-  return [calls(call("look", { what })), calls(call("note", { what })), calls(call("send", { what }))][done] ?? final(`answered ${what}`);
-}
 
 export const RunObject = runObjectClass<Env>({
   leaseTtlMs: 2_000,
