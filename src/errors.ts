@@ -5,7 +5,24 @@
  * @module
  */
 
-import type { DriverErrorCode } from "./call/refusal.js";
+/** The codes of a driver's refusals (`DriverError`, src/call/refusal.ts). */
+export type DriverErrorCode =
+  | "TOOL_SHAPE_CHANGED"
+  | "APPROVAL_NOT_FOUND"
+  | "APPROVAL_HASH_MISMATCH"
+  | "APPROVAL_NOT_PENDING"
+  | "APPROVAL_NOT_RECONCILABLE"
+  | "APPROVAL_STALE"
+  | "ANSWER_REQUIRED"
+  | "RUN_NOT_ACTIVE"
+  | "DRIVER_INVALID"
+  | "NOT_A_CONVERSATION"
+  | "TURN_IN_PROGRESS"
+  | "NO_TURN"
+  | "MESSAGE_INVALID"
+  | "MESSAGE_TOO_LARGE"
+  | "MESSAGE_ID_REUSED"
+  | "OUTPUT_SCHEMA_INVALID";
 
 /** Every stable error code isoagent throws or returns. */
 export type IsoagentErrorCode =
@@ -83,7 +100,7 @@ export type IsoagentErrorCode =
   | "RUN_DIVERGED"
   | "MOVE_FENCED"
   | "MOVE_REFUSED"
-  // the driver's refusals, a conversation's (v5) among them, listed once where DriverError is (call/refusal.ts)
+  // the driver's refusals, a conversation's (v5) among them (DriverErrorCode, below)
   | DriverErrorCode
   | "AGENT_ERROR"
   // a model provider's transport (src/agents/model): an error event inside a

@@ -5,27 +5,10 @@
  *
  * @module
  */
-import { IsoagentError } from "../errors.js";
+import { IsoagentError, type DriverErrorCode } from "../errors.js";
 import type { RunState } from "../journal/index.js";
 
-/** The codes of {@link DriverError}. */
-export type DriverErrorCode =
-  | "TOOL_SHAPE_CHANGED"
-  | "APPROVAL_NOT_FOUND"
-  | "APPROVAL_HASH_MISMATCH"
-  | "APPROVAL_NOT_PENDING"
-  | "APPROVAL_NOT_RECONCILABLE"
-  | "APPROVAL_STALE"
-  | "ANSWER_REQUIRED"
-  | "RUN_NOT_ACTIVE"
-  | "DRIVER_INVALID"
-  | "NOT_A_CONVERSATION"
-  | "TURN_IN_PROGRESS"
-  | "NO_TURN"
-  | "MESSAGE_INVALID"
-  | "MESSAGE_TOO_LARGE"
-  | "MESSAGE_ID_REUSED"
-  | "OUTPUT_SCHEMA_INVALID";
+export type { DriverErrorCode };
 
 /** A driver's refusal of an operation. */
 export class DriverError extends IsoagentError {
