@@ -24,6 +24,23 @@ describe("spans derived from the journal", () => {
     expect(JSON.parse(JSON.stringify(journalSpans(journal)))).toEqual(golden);
   });
 
+  it("mark a conversation's turns, an output schema's refusals, moves and reopened calls (the journal fixtures)", () => {
+    const load = (name: string) => JSON.parse(readFileSync(`test/fixtures/journals/${name}.json`, "utf8")) as JournalEvent[];
+    const rootOf = (events: JournalEvent[]) => journalSpans(events).find((s) => s.name === "invoke_agent isoagent")!;
+    const chat = rootOf(load("v5-conversation"));
+    const names = chat.events.map((e) => e.name);
+    expect(names.filter((n) => n === "isoagent.turn.message")).toHaveLength(3);
+    expect(names).toContain("isoagent.turn.regenerated");
+    expect(chat.events.filter((e) => e.name === "isoagent.turn.ended").map((e) => e.attributes["isoagent.turn.reason"])).toEqual(["answered", "stopped", "answered", "answered"]);
+    expect(chat.status).toEqual({ code: 1 });
+    const output = rootOf(load("v5-output"));
+    expect(output.events.filter((e) => e.name === "isoagent.output.rejected").map((e) => e.attributes["isoagent.step"])).toEqual([1]);
+    // And the older fixtures' moves and reopened calls.
+    expect(rootOf(load("v3-moved")).events.filter((e) => e.name === "isoagent.run.moved")).toHaveLength(2);
+    const reopened = journalSpans(load("v2-reopened")).flatMap((s) => s.events.filter((e) => e.name === "isoagent.call.reopened"));
+    expect(reopened.length).toBeGreaterThan(0);
+  });
+
   it("have deterministic, distinct ids in one trace, every child under the run's span", () => {
     const a = journalSpans(journal);
     const b = journalSpans(JSON.parse(JSON.stringify(journal)) as JournalEvent[]);
