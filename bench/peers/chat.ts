@@ -10,7 +10,7 @@
  * (test/helpers/fake-provider.ts), reached through the SDK's `fetch`
  * option, so no HTTP is timed on either side.
  */
-import { readFileSync } from "node:fs";
+import { quietAiSdk, versionOf } from "./installed.js";
 import { createOpenAI } from "@ai-sdk/openai";
 import { convertToModelMessages, streamText, toUIMessageStream, type UIMessage } from "ai";
 import { fakeResponses } from "../../test/helpers/fake-provider.js";
@@ -23,13 +23,8 @@ export interface PeerChat {
 
 const ANSWER = "Noted: the thing you said, and what it means for the notes.";
 
-function versionOf(pkg: string): string {
-  const url = new URL(`../node_modules/${pkg}/package.json`, import.meta.url);
-  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
-}
-
-// Silences the AI SDK's console warnings (a console write would be timed).
-(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+// A console write in a timed loop would be timed.
+quietAiSdk();
 
 /** A chat held by the AI SDK's persistence pattern, built to `turns` turns. */
 export async function aiSdkChat(turns: number): Promise<PeerChat> {

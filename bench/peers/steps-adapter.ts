@@ -15,7 +15,7 @@
  * Each run builds a fresh client and tool, and checks afterwards that the
  * tool ran exactly n times and the final text arrived.
  */
-import { readFileSync } from "node:fs";
+import { quietAiSdk, versionOf } from "./installed.js";
 import { createOpenAI } from "@ai-sdk/openai";
 import { Agent as OpenAIAgent, Runner as OpenAIRunner, setTracingDisabled, tool as openaiTool } from "@openai/agents-core";
 import { OpenAIProvider } from "@openai/agents-openai";
@@ -27,11 +27,6 @@ export interface AdapterPeer {
   readonly mode: "streamed" | "whole";
   readonly version: string;
   run(baseUrl: string, n: number): Promise<void>;
-}
-
-function versionOf(pkg: string): string {
-  const url = new URL(`../node_modules/${pkg}/package.json`, import.meta.url);
-  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }
 
 export const FINAL_TEXT = "done";
@@ -49,8 +44,8 @@ function expect(peer: string, calls: number, n: number, text: unknown): void {
 
 // The SDK's global trace provider would otherwise batch spans for export to OpenAI.
 setTracingDisabled(true);
-// Silences the AI SDK's console warnings (a console write would be timed).
-(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+// A console write in a timed loop would be timed.
+quietAiSdk();
 
 function openaiAgents(mode: "streamed" | "whole"): AdapterPeer {
   const name = `OpenAI Agents SDK (Runner.run, OpenAIProvider responses, ${mode})`;

@@ -11,7 +11,7 @@
  * count must be n, or run() throws: a peer that stopped early (a turn or
  * recursion limit) or never called the tool cannot pass for a fast one.
  */
-import { readFileSync } from "node:fs";
+import { quietAiSdk, versionOf } from "./installed.js";
 
 // OpenAI Agents SDK (core only: the OpenAI provider is not needed with a fake model).
 import {
@@ -41,12 +41,6 @@ export interface PeerLoop {
   readonly name: string;
   readonly version: string;
   run(n: number): Promise<void>;
-}
-
-/** The installed version, from the package's own package.json in bench/node_modules (some export maps hide it from require). */
-function versionOf(pkg: string): string {
-  const url = new URL(`../node_modules/${pkg}/package.json`, import.meta.url);
-  return (JSON.parse(readFileSync(url, "utf8")) as { version: string }).version;
 }
 
 /** What every no-op tool returns. */
@@ -122,8 +116,8 @@ const openaiAgents: PeerLoop = {
 // ---------------------------------------------------------------------------
 // Vercel AI SDK: generateText with ai/test's MockLanguageModelV4 (the v4 model spec is ai 7's).
 
-// Silences the SDK's console warnings (none are expected from this mock; one would cost a console write).
-(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+// A console write in a timed loop would be timed.
+quietAiSdk();
 
 const ZERO_USAGE = {
   inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
