@@ -9,7 +9,7 @@ import { CHROMIUM, chromiumPresent } from "../helpers/chromium.js";
 import { buildPage, CSP } from "../helpers/pages.js";
 import { rng } from "../helpers/rng.js";
 import { scaled, until } from "../helpers/time.js";
-import { TURNS, TURN_STEPS } from "./chat-turn.js";
+import { STEPS, TURNS, TURN_STEPS } from "./agent.js";
 import { judgeRuns, judgeTurns, startGroup, startObserver, type Group, type Observer } from "./harness.js";
 
 // Real process kills (issue 13): Chromium on a persistent profile
@@ -28,8 +28,7 @@ const SECONDS = Number(process.env["ISOAGENT_KILL_SECONDS"] ?? 45);
 const SEED = Number(process.env["ISOAGENT_KILL_SEED"] ?? Math.floor(Math.random() * 2 ** 31));
 const ACTIVE = 4;
 const MAX_RUNS = 40;
-const STEPS = 7;
-/** Conversations among the runs (each sent TURNS messages, answered by chat-turn.ts). */
+/** Conversations among the runs (each sent TURNS messages, answered by agent.ts). */
 const CHATS = 3;
 const CHAT_IDS = Array.from({ length: CHATS }, (_, k) => `chat_${k + 1}`);
 

@@ -6,7 +6,7 @@ import type { JournalEvent } from "../../src/index.js";
 import { rng } from "../helpers/rng.js";
 import { scaled, until } from "../helpers/time.js";
 import { bundleWorker } from "../helpers/workerd.js";
-import { TURNS, TURN_STEPS } from "./chat-turn.js";
+import { STEPS, TURNS, TURN_STEPS } from "./agent.js";
 import { judgeRuns, judgeTurns, startGroup, startObserver, type Group, type JudgedRun, type Observer } from "./harness.js";
 
 // Real process kills (issue 13): Node running miniflare running workerd, on
@@ -28,10 +28,8 @@ const SEED = Number(process.env["ISOAGENT_KILL_SEED"] ?? Math.floor(Math.random(
 /** Runs kept going at once during the kills, and the most created in all. */
 const ACTIVE = 4;
 const MAX_RUNS = 40;
-/** The kill worker's script: 7 decisions (6 calls of every class, and the final answer). */
-const STEPS = 7;
 const TOKEN = "kill-test-token-0123456789abcdef";
-/** Conversations among the runs (each sent TURNS messages, answered by chat-turn.ts). */
+/** Conversations among the runs (each sent TURNS messages, answered by agent.ts). */
 const CHATS = 3;
 
 let dir: string | undefined;

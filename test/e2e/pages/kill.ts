@@ -7,26 +7,9 @@
  * test answers as the operator through `window.kill`.
  */
 import { idbStore } from "../../../adapters/idb/index.js";
-import {
-  call,
-  calls,
-  createDriver,
-  defineTool,
-  final,
-  rulesPolicy,
-  scriptedAgent,
-  strictObject,
-  string,
-  type Agent,
-  type JournalEvent,
-  type LeaseView,
-  type RunId,
-  type RunOutcome,
-  type SideEffect,
-  type Tool,
-} from "../../../src/index.js";
+import { createDriver, defineTool, rulesPolicy, strictObject, string, type JournalEvent, type LeaseView, type RunId, type RunOutcome, type SideEffect, type Tool } from "../../../src/index.js";
 import { findStranded, type StrandedRun } from "../../../src/testkit/index.js";
-import { chatTurn, TURNS } from "../../kill/chat-turn.js";
+import { killAgent, TURNS } from "../../kill/agent.js";
 
 declare global {
   interface Window {
@@ -53,30 +36,9 @@ function effectTool(name: string, sideEffect: SideEffect): Tool<never, unknown> 
   }) as Tool<never, unknown>;
 }
 
-/** The same six steps over every class as the workerd kill test's (a conversation's turns as its, chat-turn.ts), each decision taking a model's while. */
-function agent(): Agent {
-  const chat = scriptedAgent(chatTurn);
-  const script = scriptedAgent([
-    calls(call("look", { what: "inbox" }), call("look", { what: "calendar" })),
-    calls(call("note", { what: "draft" })),
-    calls(call("send", { what: "draft" })),
-    calls(call("wipe", { what: "old drafts" })),
-    calls(call("send", { what: "summary" })),
-    calls(call("note", { what: "done" })),
-    final("all done"),
-  ]);
-  return {
-    decide: async (view, ctx) => {
-      await new Promise((r) => setTimeout(r, 100 + ((view.step * 131 + view.transcript.length * 17) % 300)));
-      const talking = typeof view.task === "object" && view.task !== null && !Array.isArray(view.task) && "chat" in view.task;
-      return (talking ? chat : script).decide(view, ctx);
-    },
-  };
-}
-
 const driver = createDriver({
   store,
-  agent: agent(),
+  agent: killAgent((view) => typeof view.task === "object" && view.task !== null && !Array.isArray(view.task) && "chat" in view.task),
   tools: [effectTool("look", "read_only"), effectTool("note", "local_mutation"), effectTool("send", "remote_mutation"), effectTool("wipe", "destructive")],
   policy: rulesPolicy([
     { tool: "note", permission: "ask" },

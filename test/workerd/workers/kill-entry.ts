@@ -7,8 +7,8 @@
  * process) is the record of every effect that really happened.
  */
 import { runObjectClass, RunIndex, workerApp, type WorkerEnv } from "../../../adapters/durable-object/index.js";
-import { call, calls, defineTool, final, rulesPolicy, scriptedAgent, strictObject, string, type Agent, type SideEffect, type Tool } from "../../../src/index.js";
-import { chatTurn } from "../../kill/chat-turn.js";
+import { defineTool, rulesPolicy, strictObject, string, type SideEffect, type Tool } from "../../../src/index.js";
+import { killAgent } from "../../kill/agent.js";
 
 interface Env extends WorkerEnv {
   /** Where effects are reported: the test process's observer. */
@@ -51,29 +51,8 @@ export const RunObject = runObjectClass<Env>({
       { tool: "note", permission: "ask" },
       { tool: "wipe", permission: "ask" },
     ]),
-  // Six steps over every class (two read_only calls in parallel), then a
-  // final answer; each decision takes a model's while (100-400 ms), the
-  // window in which a run just answered is runnable and not yet written to.
-  agent: ({ task }) => {
-    const chat = typeof task === "string" && task.startsWith("kill chat");
-    const script = chat
-      ? scriptedAgent(chatTurn)
-      : scriptedAgent([
-          calls(call("look", { what: "inbox" }), call("look", { what: "calendar" })),
-          calls(call("note", { what: "draft" })),
-          calls(call("send", { what: "draft" })),
-          calls(call("wipe", { what: "old drafts" })),
-          calls(call("send", { what: "summary" })),
-          calls(call("note", { what: "done" })),
-          final("all done"),
-        ]);
-    return {
-      decide: async (view, ctx) => {
-        await new Promise((r) => setTimeout(r, 100 + ((view.step * 131 + view.transcript.length * 17) % 300)));
-        return script.decide(view, ctx);
-      },
-    } satisfies Agent;
-  },
+  // A task's steps, or a conversation's turns (test/kill/agent.ts).
+  agent: ({ task }) => killAgent(() => typeof task === "string" && task.startsWith("kill chat")),
 });
 export { RunIndex };
 
