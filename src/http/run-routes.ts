@@ -42,14 +42,15 @@ export function registerRunRoutes(app: Hono<{ Variables: AppVariables }>, backen
   app.post("/runs", async (c) => {
     const b = await readBody(c, CREATE);
     const key = c.req.header("idempotency-key");
-    const conversation = { ...(b["conversation"] === true ? { conversation: true } : {}), ...(b["outputSchema"] === undefined ? {} : { outputSchema: b["outputSchema"] }) };
-    if (key === undefined) return c.json({ runId: await backend.create(b["task"]!, conversation) }, 201);
+    // What the run is made as: a conversation, with an output schema.
+    const how = { ...(b["conversation"] === true ? { conversation: true } : {}), ...(b["outputSchema"] === undefined ? {} : { outputSchema: b["outputSchema"] }) };
+    if (key === undefined) return c.json({ runId: await backend.create(b["task"]!, how) }, 201);
     if (!IDEMPOTENCY_KEY.test(key)) throw new HttpError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be 1 to 255 visible ASCII characters");
     const task = b["task"]!;
     const made = await createIdempotent(
       idempotentRunId(c.get("caller"), key),
       task,
-      (runId) => backend.create(task, { runId, ...conversation }),
+      (runId) => backend.create(task, { runId, ...how }),
       async (runId) => (await backend.state(runId)).task,
     );
     if (made.replayed) c.header("Idempotent-Replayed", "true");

@@ -139,7 +139,7 @@ export function modelAgent(protocol: Protocol, transport: Transport, config: Jso
       const request = protocol.request(view);
       const decision = await send(protocol, transport, request, context.signal, context.onProgress ?? (() => {}), retry, secrets, emptyRetries);
       // Under an output schema, the forced answer tool's call (Anthropic) is the final answer.
-      return view.outputSchema === undefined ? decision : answerFromTool(view, decision);
+      return answerFromTool(view, decision);
     },
   };
   return agent;
